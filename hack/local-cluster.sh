@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Starts (up) or stops (down) the local cluster of test/localcluster in the
+# background, for `make local-cluster`, `make local-cluster-down` and
+# `make run`. The cluster's files, logs and kubeconfig live in
+# $LOCAL_CLUSTER_DIR (default .local-cluster).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}
+bin_dir=${CONTROL_PLANE_DIR:-$root/bin/k8s/1.37.2}
+pidfile=$dir/pid
+kubeconfig=$dir/kubeconfig
+
+running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+
+up() {
+  if running; then
+    echo "local cluster already running (pid $(cat "$pidfile"))"
+  else
+    mkdir -p "$dir"
+    rm -f "$kubeconfig" "$pidfile"
+    go build -o "$root/bin/local-cluster" "$root/test/localcluster/cmd/local-cluster"
+    nohup "$root/bin/local-cluster" --dir "$dir" --bin-dir "$bin_dir" >"$dir/local-cluster.log" 2>&1 &
+    echo $! >"$pidfile"
+    # The launcher writes the kubeconfig once every component is up.
+    for _ in $(seq 1 240); do
+      if [[ -s $kubeconfig ]] && "$bin_dir/kubectl" --kubeconfig "$kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+        break
+      fi
+      if ! running; then
+        echo "local cluster failed to start; see $dir/local-cluster.log and $dir/logs/" >&2
+        tail -n 20 "$dir/local-cluster.log" >&2 || true
+        exit 1
+      fi
+      sleep 0.5
+    done
+    [[ -s $kubeconfig ]] || { echo "local cluster did not come up within 120s; see $dir/local-cluster.log" >&2; exit 1; }
+    echo "local cluster running (pid $(cat "$pidfile"))"
+  fi
+  echo "export KUBECONFIG=$kubeconfig"
+}
+
+down() {
+  if ! running; then
+    echo "local cluster not running"
+    rm -f "$pidfile"
+    return
+  fi
+  pid=$(cat "$pidfile")
+  kill -TERM "$pid"
+  # The launcher stops every component before it exits.
+  for _ in $(seq 1 120); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "local cluster (pid $pid) did not stop within 60s" >&2
+    exit 1
+  fi
+  rm -f "$pidfile"
+  echo "local cluster stopped"
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac

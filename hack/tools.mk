@@ -1,0 +1,262 @@
+# hack/tools.mk: the tools this project builds for itself, every one from the
+# Go module proxy (no other download), pinned to an exact version and built
+# only when missing. The main Makefile includes this file; its `help` target
+# lists the `##` comments below.
+#
+# Tools installed with `go install` follow kubebuilder's go-install-tool
+# pattern: bin/<tool>-<version> plus a symlink bin/<tool>, so that a version
+# bump builds the new version. Tools that cannot be `go install`ed are built
+# from wrapper modules under hack/tools/<tool> (go.mod and go.sum committed).
+
+# Needs GNU make >= 4.3 (grouped targets, `&:`), for the one shared compile of
+# the Kubernetes binaries and of OLM's two binaries.
+ifeq ($(filter grouped-target,$(.FEATURES)),)
+$(error hack/tools.mk needs GNU make >= 4.3 (grouped targets); this is $(MAKE_VERSION))
+endif
+
+# Keep the including Makefile's default goal: nothing here is meant to be it.
+TOOLS_MK_DEFAULT_GOAL := $(.DEFAULT_GOAL)
+# Wrapper modules sit next to this file, wherever make is run from.
+TOOLS_MK_DIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+TOOLS_MODULES_DIR := $(TOOLS_MK_DIR)/tools
+
+GO ?= go
+# The local Go toolchain only: a go.mod line must never make go download one.
+TOOLS_GOENV ?= GOTOOLCHAIN=local
+TOOLS_GO = $(TOOLS_GOENV) $(GO)
+
+##@ Dependencies
+
+## Location to install dependencies to
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p "$(LOCALBIN)"
+
+## Tool Binaries
+KUBECTL ?= $(LOCALBIN)/kubectl
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+GINKGO ?= $(LOCALBIN)/ginkgo
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+OPM ?= $(LOCALBIN)/opm
+
+## Tool Versions
+KUSTOMIZE_VERSION ?= v5.8.2
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GINKGO_VERSION ?= v2.34.0
+# The main Makefile sets OPERATOR_SDK_VERSION too; this is only a fallback.
+# The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
+# OPM_VERSION, OLM_VERSION, K8S_VERSION or ETCD_VERSION needs the matching
+# hack/tools/<tool>/go.mod too (the build stops with a message otherwise).
+OPERATOR_SDK_VERSION ?= v1.31.0
+OPM_VERSION ?= v1.74.0
+OLM_VERSION ?= v0.38.0
+K8S_VERSION ?= 1.37.2
+ETCD_VERSION ?= v3.7.3
+KWOK_VERSION ?= v0.8.0
+
+## Local control plane (envtest's KUBEBUILDER_ASSETS, kwok, OLM's cluster)
+CONTROL_PLANE_DIR ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
+export CONTROL_PLANE_DIR
+KUBE_APISERVER ?= $(CONTROL_PLANE_DIR)/kube-apiserver
+KUBE_CONTROLLER_MANAGER ?= $(CONTROL_PLANE_DIR)/kube-controller-manager
+KUBE_SCHEDULER ?= $(CONTROL_PLANE_DIR)/kube-scheduler
+CONTROL_PLANE_KUBECTL ?= $(CONTROL_PLANE_DIR)/kubectl
+ETCD ?= $(CONTROL_PLANE_DIR)/etcd
+KWOK ?= $(CONTROL_PLANE_DIR)/kwok
+KWOK_STAGES ?= $(CONTROL_PLANE_DIR)/kwok-stages.yaml
+
+## OLM (v0) binaries, run out of cluster
+OLM_BIN_DIR ?= $(LOCALBIN)/olm/$(OLM_VERSION)
+OLM ?= $(OLM_BIN_DIR)/olm
+OLM_CATALOG ?= $(OLM_BIN_DIR)/catalog
+# OLM's CRDs (install them with `kubectl create`: the CSV CRD is too large for
+# client-side apply). Evaluated only where used; downloads the module if needed.
+OLM_CRDS_DIR = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/operator-framework/operator-lifecycle-manager)/deploy/chart/crds
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
+$(KUSTOMIZE): .tools-check | $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.
+$(CONTROLLER_GEN): .tools-check | $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.
+$(GOLANGCI_LINT): .tools-check | $(LOCALBIN)
+	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
+
+.PHONY: ginkgo
+ginkgo: $(GINKGO) ## Download ginkgo locally if necessary.
+$(GINKGO): .tools-check | $(LOCALBIN)
+	$(call go-install-tool,$(GINKGO),github.com/onsi/ginkgo/v2/ginkgo,$(GINKGO_VERSION))
+
+# operator-sdk cannot be `go install`ed (replace directives; the proxy lists no
+# versions). hack/tools/operator-sdk is its own go.mod renamed, with x/tools
+# raised to v0.34.0 (v0.9.1 does not compile with Go >= 1.24). cgo is needed
+# (sqlite3), so a C compiler must be installed.
+OPERATOR_SDK_MODULE := github.com/operator-framework/operator-sdk
+OPERATOR_SDK_K8S_VERSION ?= v1.26.0
+OPERATOR_SDK_LDFLAGS = -s -w \
+	-X $(OPERATOR_SDK_MODULE)/internal/version.Version=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_MODULE)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_MODULE)/internal/version.GitCommit=$$commit \
+	-X $(OPERATOR_SDK_MODULE)/internal/version.KubernetesVersion=$(OPERATOR_SDK_K8S_VERSION) \
+	-X $(OPERATOR_SDK_MODULE)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION)
+
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk locally if necessary (from hack/tools/operator-sdk).
+$(OPERATOR_SDK): .tools-check | $(LOCALBIN)
+	$(call go-build-tool,$(OPERATOR_SDK),operator-sdk,$(OPERATOR_SDK_MODULE),$(OPERATOR_SDK_VERSION),$(OPERATOR_SDK_MODULE)/cmd/operator-sdk,CGO_ENABLED=1,containers_image_openpgp,$(OPERATOR_SDK_LDFLAGS))
+
+OPM_MODULE := github.com/operator-framework/operator-registry
+OPM_LDFLAGS = -s -w \
+	-X $(OPM_MODULE)/cmd/opm/version.opmVersion=$(OPM_VERSION) \
+	-X $(OPM_MODULE)/cmd/opm/version.gitCommit=$$commit \
+	-X $(OPM_MODULE)/cmd/opm/version.buildDate=$$date
+
+.PHONY: opm
+opm: $(OPM) ## Build opm locally if necessary (from hack/tools/opm).
+$(OPM): .tools-check | $(LOCALBIN)
+	$(call go-build-tool,$(OPM),opm,$(OPM_MODULE),$(OPM_VERSION),$(OPM_MODULE)/cmd/opm,CGO_ENABLED=1,json1 containers_image_openpgp,$(OPM_LDFLAGS))
+
+OLM_MODULE := github.com/operator-framework/operator-lifecycle-manager
+
+.PHONY: olm
+olm: $(OLM) $(OLM_CATALOG) ## Build OLM's olm and catalog locally if necessary (from hack/tools/olm).
+$(OLM) $(OLM_CATALOG) &:
+	@set -e; cd "$(TOOLS_MODULES_DIR)/olm"; \
+	$(call check-wrapper-version,$(OLM_MODULE),$(OLM_VERSION)); \
+	echo "Building olm and catalog $(OLM_VERSION) into $(OLM_BIN_DIR)"; \
+	mkdir -p "$(abspath $(OLM_BIN_DIR))"; \
+	$(TOOLS_GO) build -mod=mod -trimpath -tags json1 \
+		-ldflags "-s -w -X $(OLM_MODULE)/pkg/version.OLMVersion=$(OLM_VERSION)" \
+		-o "$(abspath $(OLM_BIN_DIR))/" $(OLM_MODULE)/cmd/olm $(OLM_MODULE)/cmd/catalog
+
+# The control plane: kube-apiserver, kube-controller-manager, kube-scheduler and
+# kubectl from hack/tools/kubernetes (k8s.io/kubernetes cannot be `go install`ed),
+# etcd from hack/tools/etcd, kwok from the proxy, and the kwok Stages that make
+# pods Running and Ready on fake nodes. Point KUBEBUILDER_ASSETS at
+# $(CONTROL_PLANE_DIR). Cold: ~10 min for the four Kubernetes binaries.
+K8S_VERSION_MAJOR = $(word 1,$(subst ., ,$(K8S_VERSION)))
+K8S_VERSION_MINOR = $(word 2,$(subst ., ,$(K8S_VERSION)))
+K8S_VERSION_LDFLAGS = -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
+	-X $(pkg).gitVersion=v$(K8S_VERSION) -X $(pkg).gitMajor=$(K8S_VERSION_MAJOR) \
+	-X $(pkg).gitMinor=$(K8S_VERSION_MINOR) -X $(pkg).gitTreeState=clean)
+KWOK_STAGE_FILES := node/fast/node-initialize.yaml node/heartbeat/node-heartbeat.yaml \
+	pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml
+
+.PHONY: control-plane
+control-plane: kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok $(KWOK_STAGES) ## Build the local control plane (apiserver, controller-manager, scheduler, kubectl, etcd, kwok) into CONTROL_PLANE_DIR if necessary.
+
+.PHONY: kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok
+kube-apiserver: $(KUBE_APISERVER)
+kube-controller-manager: $(KUBE_CONTROLLER_MANAGER)
+kube-scheduler: $(KUBE_SCHEDULER)
+kubectl: $(KUBECTL) ## Build kubectl (CONTROL_PLANE_DIR/kubectl, linked as bin/kubectl) if necessary.
+etcd: $(ETCD)
+kwok: $(KWOK)
+
+$(CONTROL_PLANE_DIR):
+	mkdir -p "$(CONTROL_PLANE_DIR)"
+
+# One `go build` for whichever of the four are missing: they share most of
+# their packages, so building them together is one compile, not four.
+$(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(CONTROL_PLANE_KUBECTL) &: | $(CONTROL_PLANE_DIR)
+	@set -e; cd "$(TOOLS_MODULES_DIR)/kubernetes"; \
+	$(call check-wrapper-version,k8s.io/kubernetes,v$(K8S_VERSION)); \
+	pkgs=; for f in $(abspath $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(CONTROL_PLANE_KUBECTL)); do \
+		[ -x "$$f" ] || pkgs="$$pkgs k8s.io/kubernetes/cmd/$$(basename "$$f")"; \
+	done; \
+	echo "Building$$pkgs v$(K8S_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	$(TOOLS_GO) build -mod=mod -trimpath -ldflags "$(K8S_VERSION_LDFLAGS)" -o "$(abspath $(CONTROL_PLANE_DIR))/" $$pkgs
+
+# bin/kubectl -> CONTROL_PLANE_DIR/kubectl, re-pointed when K8S_VERSION changes.
+$(KUBECTL): $(CONTROL_PLANE_KUBECTL) .tools-check | $(LOCALBIN)
+	@[ "$$(realpath -- "$@" 2>/dev/null)" = "$$(realpath -- "$(CONTROL_PLANE_KUBECTL)")" ] || ln -sfn "$(CONTROL_PLANE_KUBECTL)" "$@"
+
+# etcd and kwok are rebuilt when their --version is not the pinned one.
+$(ETCD): .tools-check | $(CONTROL_PLANE_DIR)
+	@set -e; if [ -x "$@" ] && "$@" --version 2>/dev/null | grep -x "etcd Version: $(ETCD_VERSION:v%=%)" >/dev/null; then exit 0; fi; \
+	cd "$(TOOLS_MODULES_DIR)/etcd"; \
+	$(call check-wrapper-version,go.etcd.io/etcd/server/v3,$(ETCD_VERSION)); \
+	echo "Building etcd $(ETCD_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	$(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" go.etcd.io/etcd/server/v3
+
+$(KWOK): .tools-check | $(CONTROL_PLANE_DIR)
+	@set -e; if [ -x "$@" ] && "$@" --version 2>/dev/null | grep "^kwok version $(KWOK_VERSION) " >/dev/null; then exit 0; fi; \
+	echo "Building kwok $(KWOK_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	GOBIN="$(abspath $(CONTROL_PLANE_DIR))" $(TOOLS_GO) install -trimpath -ldflags '-s -w' sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+
+# kwok's default Stages (node initialize and heartbeat, pod ready, complete and
+# delete), joined with `---`; pass the file to kwok with --config.
+$(KWOK_STAGES): | $(CONTROL_PLANE_DIR)
+	@set -e; dir="$(call go-mod-dir,.,sigs.k8s.io/kwok@$(KWOK_VERSION))"; \
+	[ -n "$$dir" ] || { echo "cannot download sigs.k8s.io/kwok@$(KWOK_VERSION)" >&2; exit 1; }; \
+	echo "Writing $@ from sigs.k8s.io/kwok@$(KWOK_VERSION)"; \
+	awk 'FNR == 1 && NR != 1 { print "---" } { print }' \
+		$(addprefix "$$dir/kustomize/stage/,$(addsuffix ",$(KWOK_STAGE_FILES))) > "$@.tmp"; \
+	mv "$@.tmp" "$@"
+
+.PHONY: .tools-check
+.tools-check: ;
+
+# go-install-tool will 'go install' any package with custom target and name of binary, if it doesn't exist
+# (kubebuilder's pattern: bin/<tool>-<version>, and a relative link bin/<tool>
+# to it, re-pointed when the version changes).
+# $1 - target path with name of binary
+# $2 - package url which can be installed
+# $3 - specific version of package
+define go-install-tool
+@[ -f "$(1)-$(3)" ] || { \
+set -e; \
+package=$(2)@$(3) ;\
+echo "Downloading $${package}" ;\
+rm -f "$(1)" ;\
+GOBIN="$(abspath $(LOCALBIN))" $(TOOLS_GO) install $${package} ;\
+mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ;\
+} ;\
+[ "$$(realpath -- "$(1)" 2>/dev/null)" = "$$(realpath -- "$(1)-$(3)")" ] || ln -sf "$$(basename "$(1)-$(3)")" "$(1)"
+endef
+
+# go-build-tool builds a command of a wrapper module hack/tools/<dir> into
+# <target>-<version> and links <target> to it, as go-install-tool does.
+# In the ldflags, $$commit and $$date are the module's tag commit and time.
+# $1 - target path with name of binary
+# $2 - wrapper module directory under hack/tools
+# $3 - module path of the tool
+# $4 - specific version of the module (must be the wrapper's requirement)
+# $5 - package to build
+# $6 - environment for go build
+# $7 - build tags
+# $8 - ldflags
+define go-build-tool
+@{ [ -f "$(abspath $(1))-$(4)" ] || ( \
+set -e; \
+cd "$(TOOLS_MODULES_DIR)/$(2)"; \
+$(call check-wrapper-version,$(3),$(4)); \
+info="$$($(TOOLS_GO) list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}} {{with .Origin}}{{.Hash}}{{end}}' $(3)@$(4))"; \
+date="$${info%% *}"; commit="$${info#* }"; \
+echo "Building $(5)@$(4) from hack/tools/$(2)"; \
+rm -f "$(abspath $(1))"; \
+$(6) $(TOOLS_GO) build -mod=mod -trimpath -tags "$(7)" -ldflags "$(8)" -o "$(abspath $(1))-$(4)" $(5); \
+); } && { [ "$$(realpath -- "$(1)" 2>/dev/null)" = "$$(realpath -- "$(1)-$(4)")" ] || ln -sf "$$(basename "$(1)-$(4)")" "$(1)"; }
+endef
+
+# check-wrapper-version (shell, run inside a wrapper module): fails unless the
+# module requires $1 at version $2.
+define check-wrapper-version
+have="$$($(TOOLS_GO) list -mod=mod -m -f '{{.Version}}' $(1))"; \
+[ "$$have" = "$(2)" ] || { echo "$$PWD/go.mod requires $(1) $$have, not $(2): update the wrapper module (see its tools.go)" >&2; exit 1; }
+endef
+
+# go-mod-dir (make function): the module cache directory of a module, downloaded
+# if missing. $1 - directory to run go in; $2 - module, or module@version
+go-mod-dir = $(shell cd "$(1)" && $(TOOLS_GO) mod download -json $(2) | sed -n 's/^[[:space:]]*"Dir": "\([^"]*\)".*/\1/p')
+
+.DEFAULT_GOAL := $(TOOLS_MK_DEFAULT_GOAL)

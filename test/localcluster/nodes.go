@@ -1,0 +1,101 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+)
+
+// fakeNodeLabelSelector selects the nodes this package creates.
+const fakeNodeLabelSelector = "type=kwok"
+
+// nodeName returns the name of the i-th fake node (0-based).
+func nodeName(i int) string {
+	return fmt.Sprintf("kwok-node-%d", i)
+}
+
+// fakeNode is a node as kwok expects it. It looks like a real Linux node to
+// the scheduler, so pods need no tolerations or node selectors.
+func fakeNode(name string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Annotations: map[string]string{
+				fakeNodeAnnotation: fakeNodeValue,
+				// No TTL: clients need not cache anything about a fake node.
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+			Labels: map[string]string{
+				"type":                 "kwok",
+				corev1.LabelHostname:   name,
+				corev1.LabelOSStable:   "linux",
+				corev1.LabelArchStable: "amd64",
+			},
+		},
+	}
+}
+
+// createNodes creates the fake nodes with their capacity. The status goes in
+// a second call because the API server drops status on create. It runs
+// before the controller manager and kwok start, so that kwok's first status
+// update already sees the capacity; the retry covers the node controllers
+// should they be running anyway.
+func createNodes(ctx context.Context, cs kubernetes.Interface, n int, capacity corev1.ResourceList) error {
+	for i := range n {
+		name := nodeName(i)
+		if _, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(name), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating node %s: %w", name, err)
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			node, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			node.Status.Capacity = capacity.DeepCopy()
+			node.Status.Allocatable = capacity.DeepCopy()
+			_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("setting capacity of node %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// nodesReady succeeds once n fake nodes report Ready, which means kwok is up
+// and has processed them.
+func nodesReady(ctx context.Context, cs kubernetes.Interface, n int) error {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: fakeNodeLabelSelector})
+	if err != nil {
+		return err
+	}
+	ready := 0
+	for _, node := range nodes.Items {
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+	}
+	if ready < n {
+		return fmt.Errorf("%d of %d nodes ready", ready, n)
+	}
+	return nil
+}
+
+// defaultServiceAccount succeeds once the controller manager has created the
+// default ServiceAccount of the default namespace: proof that its
+// controllers are syncing, not merely that its health endpoint answers.
+func defaultServiceAccount(ctx context.Context, cs kubernetes.Interface) error {
+	_, err := cs.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("default ServiceAccount not created yet")
+	}
+	return err
+}

@@ -1,0 +1,220 @@
+package localcluster
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// certValidity is long enough for a `make local-cluster` left running for
+// weeks, and short enough that a leaked key is worth nothing.
+const certValidity = 365 * 24 * time.Hour
+
+// keyPair is a certificate with its private key, both PEM encoded.
+type keyPair struct {
+	CertPEM []byte
+	KeyPEM  []byte
+}
+
+// authority is a throw-away certificate authority. One CA signs both the
+// serving certificates and the client certificates: the cluster lives on
+// loopback for minutes, so separate trust roots would buy nothing.
+type authority struct {
+	cert *x509.Certificate
+	key  crypto.Signer
+	keyPair
+}
+
+func newKey() (*ecdsa.PrivateKey, error) {
+	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+}
+
+func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+func serialNumber() (*big.Int, error) {
+	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+}
+
+func newAuthority() (*authority, error) {
+	key, err := newKey()
+	if err != nil {
+		return nil, err
+	}
+	serial, err := serialNumber()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "localcluster-ca"},
+		NotBefore:             now.Add(-time.Hour), // tolerate clock skew between processes
+		NotAfter:              now.Add(certValidity),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	keyPEM, err := encodeKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &authority{
+		cert:    cert,
+		key:     key,
+		keyPair: keyPair{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), KeyPEM: keyPEM},
+	}, nil
+}
+
+// issue signs a leaf certificate. Serving certificates get IPs and DNS names;
+// client certificates get the user name as CN and the groups as O, which is
+// how the API server's x509 authenticator reads them.
+func (a *authority) issue(subject pkix.Name, ips []net.IP, dnsNames []string, usage x509.ExtKeyUsage) (keyPair, error) {
+	key, err := newKey()
+	if err != nil {
+		return keyPair{}, err
+	}
+	serial, err := serialNumber()
+	if err != nil {
+		return keyPair{}, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      subject,
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(certValidity),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		IPAddresses:  ips,
+		DNSNames:     dnsNames,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, key.Public(), a.key)
+	if err != nil {
+		return keyPair{}, err
+	}
+	keyPEM, err := encodeKey(key)
+	if err != nil {
+		return keyPair{}, err
+	}
+	return keyPair{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), KeyPEM: keyPEM}, nil
+}
+
+// pki is every credential of one cluster, written under <Dir>/pki.
+type pki struct {
+	dir string
+	ca  *authority
+	// serving is shared by the API server, controller manager and scheduler:
+	// all of them listen on 127.0.0.1 only.
+	serving keyPair
+	// clients holds one client certificate per component plus "admin". All
+	// are in system:masters; distinct user names keep the audit trail and the
+	// API server's logs readable.
+	clients map[string]keyPair
+}
+
+// Paths of the files written by writePKI, relative to the pki directory.
+const (
+	caCertFile      = "ca.crt"
+	caKeyFile       = "ca.key"
+	servingCertFile = "serving.crt"
+	servingKeyFile  = "serving.key"
+	// saKeyFile signs service account tokens, saPubFile verifies them.
+	saKeyFile = "sa.key"
+	saPubFile = "sa.pub"
+)
+
+// clientUsers maps each client identity to its user name.
+func clientUsers() map[string]string {
+	return map[string]string{
+		"admin":                   "localcluster-admin",
+		string(ControllerManager): "system:kube-controller-manager",
+		string(Scheduler):         "system:kube-scheduler",
+		string(Kwok):              "kwok",
+	}
+}
+
+func newPKI(dir string) (*pki, error) {
+	ca, err := newAuthority()
+	if err != nil {
+		return nil, fmt.Errorf("creating CA: %w", err)
+	}
+	p := &pki{dir: dir, ca: ca, clients: map[string]keyPair{}}
+	// The in-cluster names matter only to clients that reach the API server
+	// through the kubernetes Service; nothing here does, but they keep the
+	// certificate valid for tools that check.
+	p.serving, err = ca.issue(pkix.Name{CommonName: "localcluster-serving"},
+		[]net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(apiServerServiceIP)},
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		x509.ExtKeyUsageServerAuth)
+	if err != nil {
+		return nil, fmt.Errorf("creating serving certificate: %w", err)
+	}
+	for id, user := range clientUsers() {
+		kp, err := ca.issue(pkix.Name{CommonName: user, Organization: []string{"system:masters"}}, nil, nil, x509.ExtKeyUsageClientAuth)
+		if err != nil {
+			return nil, fmt.Errorf("creating client certificate for %s: %w", id, err)
+		}
+		p.clients[id] = kp
+	}
+	return p, p.write()
+}
+
+func (p *pki) write() error {
+	saKey, err := newKey()
+	if err != nil {
+		return err
+	}
+	saKeyPEM, err := encodeKey(saKey)
+	if err != nil {
+		return err
+	}
+	saPubDER, err := x509.MarshalPKIXPublicKey(saKey.Public())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		caCertFile:      p.ca.CertPEM,
+		caKeyFile:       p.ca.KeyPEM,
+		servingCertFile: p.serving.CertPEM,
+		servingKeyFile:  p.serving.KeyPEM,
+		saKeyFile:       saKeyPEM,
+		saPubFile:       pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER}),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(p.path(name), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *pki) path(name string) string {
+	return filepath.Join(p.dir, name)
+}
