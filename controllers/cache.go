@@ -1,0 +1,72 @@
+package controllers
+
+import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CacheOptions restrict the manager's informers to the objects the operator
+// owns, in the namespaces it watches (all when namespaces is empty).
+//
+// Deployments, Services and PDBs keep their managedFields: the reconciler
+// reads them to tell whether an apply would change anything. Pods are cut
+// down to what status needs, as a cluster can hold many.
+func CacheOptions(namespaces []string) cache.Options {
+	owned := cache.ByObject{Label: ManagedBySelector()}
+	opts := cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}:            owned,
+			&corev1.Service{}:               owned,
+			&policyv1.PodDisruptionBudget{}: owned,
+			&corev1.Pod{}:                   {Label: ManagedBySelector(), Transform: trimPod},
+		},
+	}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return opts
+}
+
+// ParseWatchNamespaces reads WATCH_NAMESPACE as OLM sets it from the
+// OperatorGroup's target namespaces: empty for all namespaces, else a comma
+// separated list.
+func ParseWatchNamespaces(v string) []string {
+	var out []string
+	for _, ns := range strings.Split(v, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// trimPod keeps what the reconciler reads of a pod: its identity, labels,
+// owners, deletion and phase.
+func trimPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Pod{
+		TypeMeta: p.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              p.Name,
+			Namespace:         p.Namespace,
+			UID:               p.UID,
+			ResourceVersion:   p.ResourceVersion,
+			Labels:            p.Labels,
+			OwnerReferences:   p.OwnerReferences,
+			DeletionTimestamp: p.DeletionTimestamp,
+		},
+		Status: corev1.PodStatus{Phase: p.Status.Phase},
+	}, nil
+}

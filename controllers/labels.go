@@ -1,0 +1,42 @@
+package controllers
+
+import (
+	"k8s.io/apimachinery/pkg/labels"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// FieldOwner is the server-side apply field manager of every object the
+// operator writes, and the value of its managed-by label.
+const FieldOwner = "memcached-operator"
+
+const (
+	labelName      = "app.kubernetes.io/name"
+	labelInstance  = "app.kubernetes.io/instance"
+	labelManagedBy = "app.kubernetes.io/managed-by"
+
+	appName = "memcached"
+)
+
+// ManagedBySelector selects every object the operator owns. The manager's
+// caches use it so the operator's memory does not grow with unrelated
+// Deployments, Services, PDBs and Pods in the cluster.
+func ManagedBySelector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{labelManagedBy: FieldOwner})
+}
+
+// objectLabels are put on every object built for mc and its pods.
+func objectLabels(mc *cachev1.Memcached) map[string]string {
+	l := selectorLabels(mc)
+	l[labelManagedBy] = FieldOwner
+	return l
+}
+
+// selectorLabels select mc's pods. They never change for a given mc, as a
+// Deployment's selector is immutable.
+func selectorLabels(mc *cachev1.Memcached) map[string]string {
+	return map[string]string{
+		labelName:     appName,
+		labelInstance: mc.Name,
+	}
+}

@@ -1,0 +1,321 @@
+package controllers_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/test/fixtures"
+)
+
+const (
+	timeout  = 60 * time.Second
+	interval = 100 * time.Millisecond
+)
+
+var nameSeq atomic.Int32
+
+// createMemcached creates a Memcached with a fresh name in ns and deletes it
+// when the spec ends.
+func createMemcached(ns string, opts ...fixtures.MemcachedOption) *cachev1.Memcached {
+	GinkgoHelper()
+	mc := fixtures.Memcached(ns, fmt.Sprintf("mc-%d", nameSeq.Add(1)), opts...)
+	Expect(k8s.Create(ctx, mc)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+	return mc
+}
+
+func key(mc *cachev1.Memcached) client.ObjectKey { return client.ObjectKeyFromObject(mc) }
+
+// eventuallyAvailable waits until mc reports size ready pods and a finished
+// rollout for its current generation, and returns it.
+func eventuallyAvailable(mc *cachev1.Memcached, size int32) *cachev1.Memcached {
+	GinkgoHelper()
+	got := &cachev1.Memcached{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		g.Expect(got.Status.ReadyReplicas).To(Equal(size))
+		g.Expect(got.Status.Nodes).To(HaveLen(int(size)))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, cachev1.ConditionAvailable)).To(BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, cachev1.ConditionProgressing)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+	return got
+}
+
+func setSize(mc *cachev1.Memcached, size int32) {
+	GinkgoHelper()
+	Expect(k8s.Patch(ctx, fixtures.Memcached(mc.Namespace, mc.Name),
+		client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"size":%d}}`, size)))).To(Succeed())
+}
+
+// reconciles is how many reconciles the memcached controller has finished
+// in this process, from controller-runtime's metrics.
+func reconciles() float64 {
+	GinkgoHelper()
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "memcached" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+// settled waits until the operator has reconciled at least n more times than
+// before, so that a following assertion sees the result of those reconciles.
+func settled(before float64, n int) {
+	GinkgoHelper()
+	Eventually(reconciles, timeout, interval).Should(BeNumerically(">=", before+float64(n)))
+}
+
+var _ = Describe("Memcached reconciler", func() {
+	It("creates a Deployment, a headless Service and a PDB as the Memcached says", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
+
+		d := &appsv1.Deployment{}
+		Eventually(func() error { return k8s.Get(ctx, key(mc), d) }, timeout, interval).Should(Succeed())
+		Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(3))))
+		Expect(d.Labels).To(Equal(map[string]string{
+			"app.kubernetes.io/name":       "memcached",
+			"app.kubernetes.io/instance":   mc.Name,
+			"app.kubernetes.io/managed-by": "memcached-operator",
+		}))
+		Expect(metav1.GetControllerOf(d)).To(HaveField("UID", mc.UID))
+		c := d.Spec.Template.Spec.Containers[0]
+		Expect(c.Image).To(Equal(controllers.DefaultMemcachedImage))
+		Expect(c.Command).To(Equal([]string{"memcached", "-m=64", "-o", "modern", "-v"}))
+		Expect(c.Ports).To(ConsistOf(HaveField("ContainerPort", int32(11211))))
+		Expect(c.ReadinessProbe.TCPSocket.Port).To(Equal(intstr.FromString("memcached")))
+		Expect(c.LivenessProbe.TCPSocket.Port).To(Equal(intstr.FromString("memcached")))
+		Expect(c.Resources.Limits.Memory().String()).To(Equal("128Mi"))
+		Expect(c.SecurityContext.AllowPrivilegeEscalation).To(HaveValue(BeFalse()))
+		Expect(d.Spec.Template.Spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
+
+		svc := &corev1.Service{}
+		Eventually(func() error { return k8s.Get(ctx, key(mc), svc) }, timeout, interval).Should(Succeed())
+		Expect(svc.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
+		Expect(svc.Spec.Ports).To(ConsistOf(HaveField("Port", int32(11211))))
+		Expect(svc.Spec.Selector).To(Equal(d.Spec.Selector.MatchLabels))
+
+		pdb := &policyv1.PodDisruptionBudget{}
+		Eventually(func() error { return k8s.Get(ctx, key(mc), pdb) }, timeout, interval).Should(Succeed())
+		Expect(pdb.Spec.MaxUnavailable).To(HaveValue(Equal(intstr.FromInt32(1))))
+	})
+
+	It("lists the real pod names in status and reports Available", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		got := eventuallyAvailable(mc, 3)
+
+		pods := &corev1.PodList{}
+		Expect(k8s.List(ctx, pods, client.InNamespace(mc.Namespace),
+			client.MatchingLabels{"app.kubernetes.io/instance": mc.Name})).To(Succeed())
+		var names []string
+		for _, p := range pods.Items {
+			Expect(p.Spec.NodeName).NotTo(BeEmpty(), "the scheduler placed every pod")
+			names = append(names, p.Name)
+		}
+		Expect(got.Status.Nodes).To(ConsistOf(names))
+		Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)).
+			To(HaveField("Status", metav1.ConditionFalse))
+	})
+
+	It("follows resizes up, down and to one, with the PDB only while size >= 2", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		eventuallyAvailable(mc, 2)
+
+		setSize(mc, 5)
+		Eventually(func(g Gomega) {
+			got := &cachev1.Memcached{}
+			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+			g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionProgressing)).
+				To(HaveField("Reason", BeElementOf(cachev1.ReasonScaling, cachev1.ReasonRolloutComplete)))
+		}, timeout, interval).Should(Succeed())
+		eventuallyAvailable(mc, 5)
+
+		setSize(mc, 1)
+		eventuallyAvailable(mc, 1)
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}))
+		}, timeout, interval).Should(BeTrue())
+
+		setSize(mc, 2)
+		eventuallyAvailable(mc, 2)
+		Eventually(func() error { return k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}) }, timeout, interval).Should(Succeed())
+	})
+
+	It("resizes through the scale subresource, as kubectl scale does", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(1))
+		eventuallyAvailable(mc, 1)
+
+		scale := &autoscalingv1.Scale{}
+		Expect(k8s.SubResource("scale").Get(ctx, mc, scale)).To(Succeed())
+		Expect(scale.Status.Selector).To(Equal("app.kubernetes.io/instance=" + mc.Name + ",app.kubernetes.io/name=memcached"))
+		scale.Spec.Replicas = 4
+		Expect(k8s.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))).To(Succeed())
+		eventuallyAvailable(mc, 4)
+	})
+
+	DescribeTable("repairs a hand edit of the Deployment",
+		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment)) {
+			mc := createMemcached(watchedNS, fixtures.WithSize(2))
+			eventuallyAvailable(mc, 2)
+			d := &appsv1.Deployment{}
+			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+			edit(d)
+			// An Update, as kubectl edit does: the edited fields change hands.
+			Expect(k8s.Update(ctx, d, client.FieldOwner("kubectl-edit"))).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+				repaired(g, d)
+			}, timeout, interval).Should(Succeed())
+			eventuallyAvailable(mc, 2)
+		},
+		Entry("replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](7) },
+			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2)))) }),
+		Entry("image", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "evil:latest" },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(controllers.DefaultMemcachedImage))
+			}),
+		Entry("command", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Command = []string{"sh"} },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Spec.Template.Spec.Containers[0].Command).To(HaveExactElements("memcached", "-m=64", "-o", "modern", "-v"))
+			}),
+		Entry("ports", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 1234 },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Spec.Template.Spec.Containers[0].Ports).To(ConsistOf(HaveField("ContainerPort", int32(11211))))
+			}),
+		Entry("probes", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].ReadinessProbe = nil },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
+			}),
+		Entry("labels", func(d *appsv1.Deployment) { delete(d.Labels, "app.kubernetes.io/name") },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "memcached"))
+			}),
+		Entry("env", func(d *appsv1.Deployment) {
+			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://rogue:3128"}}
+		}, func(g Gomega, d *appsv1.Deployment) {
+			g.Expect(d.Spec.Template.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", "HTTP_PROXY")))
+		}),
+	)
+
+	It("leaves fields others own alone and does not flap", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		eventuallyAvailable(mc, 2)
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+
+		before := reconciles()
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Labels["team"] = "cache"
+		if d.Spec.Template.Annotations == nil {
+			d.Spec.Template.Annotations = map[string]string{}
+		}
+		d.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"] = time.Now().Format(time.RFC3339)
+		Expect(k8s.Patch(ctx, d, patch, client.FieldOwner("kubectl-rollout"))).To(Succeed())
+		generation := d.Generation
+		settled(before, 1)
+
+		writes := op.requests.Writes()["PATCH deployments"]
+		Eventually(func(g Gomega) {
+			g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+			g.Expect(d.Labels).To(HaveKeyWithValue("team", "cache"))
+			g.Expect(d.Spec.Template.Annotations).To(HaveKey("kubectl.kubernetes.io/restartedAt"))
+			g.Expect(d.Generation).To(Equal(generation), "nobody changed the spec after the restart")
+		}, timeout, interval).Should(Succeed())
+		eventuallyAvailable(mc, 2)
+		Expect(op.requests.Writes()["PATCH deployments"]).To(Equal(writes), "the operator applied nothing")
+	})
+
+	It("recreates a deleted Deployment, Service and PDB", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		eventuallyAvailable(mc, 2)
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
+			Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
+			uid := obj.GetUID()
+			Expect(k8s.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
+				g.Expect(obj.GetUID()).NotTo(Equal(uid))
+			}, timeout, interval).Should(Succeed(), "%T recreated", obj)
+		}
+		eventuallyAvailable(mc, 2)
+	})
+
+	It("ignores a Memcached in a namespace it does not watch", func() {
+		mc := createMemcached(unwatchedNS, fixtures.WithSize(1))
+		// A Memcached in the watched namespace created after it is handled,
+		// so by then the other one would have been too.
+		other := createMemcached(watchedNS, fixtures.WithSize(1))
+		eventuallyAvailable(other, 1)
+		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue())
+		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
+		Expect(mc.Status.Conditions).To(BeEmpty())
+	})
+
+	It("removes its objects through owner references when the Memcached is deleted", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		eventuallyAvailable(mc, 2)
+		Expect(k8s.Delete(ctx, mc, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
+			Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(mc), obj)) }, timeout, interval).
+				Should(BeTrue(), "%T removed", obj)
+		}
+		Eventually(func() ([]corev1.Pod, error) {
+			pods := &corev1.PodList{}
+			err := k8s.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabels{"app.kubernetes.io/instance": mc.Name})
+			return pods.Items, err
+		}, timeout, interval).Should(BeEmpty())
+	})
+
+	It("makes no write on a restart or a resync when nothing changed", func() {
+		var mcs []*cachev1.Memcached
+		for range 3 {
+			mcs = append(mcs, createMemcached(watchedNS, fixtures.WithSize(2)))
+		}
+		for _, mc := range mcs {
+			eventuallyAvailable(mc, 2)
+		}
+
+		op.stop()
+		before := reconciles()
+		resync := 2 * time.Second
+		idle := startOperator(controllers.Options{DefaultSize: 3}, func(o *ctrl.Options) { o.Cache.SyncPeriod = &resync })
+		DeferCleanup(func() {
+			idle.stop()
+			op = startOperator(controllers.Options{DefaultSize: 3})
+		})
+		// The start reconciles every Memcached once; each resync of the
+		// Deployments, Services, PDBs and pods does it again.
+		settled(before, 3*len(mcs))
+		Expect(idle.requests.Writes()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,39 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// DefaultMemcachedImage is the operand image when RELATED_IMAGE_MEMCACHED is
+// unset: the official memcached image on Alpine.
+const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
+
+// Options configure what the reconciler builds. main.go fills them from flags
+// and the operator's environment once, so tests can run reconcilers with
+// different options side by side.
+type Options struct {
+	// Image is the memcached image of every Deployment.
+	Image string
+
+	// ProxyEnv are the proxy variables every memcached container carries
+	// (see package proxyenv). Empty means the cluster has no proxy.
+	ProxyEnv []corev1.EnvVar
+
+	// DefaultSize is the size used when a Memcached has none, which happens
+	// only when the defaulting webhook did not run.
+	DefaultSize int32
+
+	// Platform selects the pod security context that the cluster admits.
+	Platform Platform
+}
+
+// withDefaults returns o with the zero values filled in.
+func (o Options) withDefaults() Options {
+	if o.Image == "" {
+		o.Image = DefaultMemcachedImage
+	}
+	if o.DefaultSize == 0 {
+		o.DefaultSize = 1
+	}
+	return o
+}

@@ -1,0 +1,26 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// desiredService is a headless Service: memcached clients shard keys across
+// servers themselves, so they need every pod's address (one DNS A record
+// each), not a load-balanced virtual IP.
+func desiredService(mc *cachev1.Memcached) *corev1ac.ServiceApplyConfiguration {
+	return corev1ac.Service(mc.Name, mc.Namespace).
+		WithLabels(objectLabels(mc)).
+		WithOwnerReferences(ownerReference(mc)).
+		WithSpec(corev1ac.ServiceSpec().
+			WithClusterIP(corev1.ClusterIPNone).
+			WithSelector(selectorLabels(mc)).
+			WithPorts(corev1ac.ServicePort().
+				WithName(portName).
+				WithPort(memcachedPort).
+				WithTargetPort(intstr.FromString(portName)).
+				WithProtocol(corev1.ProtocolTCP)))
+}

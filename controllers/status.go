@@ -1,0 +1,74 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// desiredStatus is mc's status given its Deployment (nil when it does not
+// exist yet), the pods that carry its selector labels, and the error of the
+// last write, if any. Conditions keep their lastTransitionTime unless their
+// status changes, so a status that did not change compares equal.
+func desiredStatus(mc *cachev1.Memcached, o Options, d *appsv1.Deployment, pods []corev1.Pod, writeErr error) cachev1.MemcachedStatus {
+	want := size(mc, o)
+	st := cachev1.MemcachedStatus{
+		Nodes:              podNames(pods),
+		Selector:           labels.SelectorFromSet(selectorLabels(mc)).String(),
+		ObservedGeneration: mc.Generation,
+		Conditions:         slices.Clone(mc.Status.Conditions),
+	}
+	if d != nil {
+		st.ReadyReplicas = d.Status.ReadyReplicas
+	}
+
+	available := metav1.Condition{Type: cachev1.ConditionAvailable, Status: metav1.ConditionFalse,
+		Reason: cachev1.ReasonReplicasNotReady, Message: fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want)}
+	if st.ReadyReplicas >= want {
+		available.Status, available.Reason = metav1.ConditionTrue, cachev1.ReasonAllReplicasReady
+	}
+
+	progressing := metav1.Condition{Type: cachev1.ConditionProgressing, Status: metav1.ConditionFalse,
+		Reason: cachev1.ReasonRolloutComplete, Message: fmt.Sprintf("%d pods up to date", want)}
+	switch {
+	case d == nil || d.Status.Replicas != want:
+		progressing.Status, progressing.Reason = metav1.ConditionTrue, cachev1.ReasonScaling
+		progressing.Message = fmt.Sprintf("scaling to %d pods", want)
+	case !deploymentRolledOut(d, want):
+		progressing.Status, progressing.Reason = metav1.ConditionTrue, cachev1.ReasonRollingOut
+		progressing.Message = fmt.Sprintf("%d of %d pods up to date", d.Status.UpdatedReplicas, want)
+	}
+
+	degraded := metav1.Condition{Type: cachev1.ConditionDegraded, Status: metav1.ConditionFalse,
+		Reason: cachev1.ReasonReconciled, Message: "all objects applied"}
+	if writeErr != nil {
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, cachev1.ReasonReconcileFailed, writeErr.Error()
+	}
+
+	for _, c := range []metav1.Condition{available, progressing, degraded} {
+		c.ObservedGeneration = mc.Generation
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	return st
+}
+
+// podNames lists the pods that serve or will serve: terminating and finished
+// pods are on their way out and no client should be sent to them.
+func podNames(pods []corev1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,124 @@
+package controllers_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/test/apicount"
+	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/localcluster"
+)
+
+// The suite's operator watches watchedNS only; unwatchedNS proves the
+// WATCH_NAMESPACE restriction.
+const (
+	watchedNS   = "mc-watched"
+	unwatchedNS = "mc-unwatched"
+)
+
+var (
+	ctx     context.Context
+	cluster *localcluster.Cluster
+	scheme  = runtime.NewScheme()
+	// k8s reads and writes straight to the API server, not through a cache,
+	// so assertions see the server's state.
+	k8s client.Client
+	// op is the operator under test, restarted by tests that need other
+	// Options.
+	op *operator
+)
+
+func TestControllers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Controllers Suite")
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	ctx = context.Background()
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(cachev1.AddToScheme(scheme)).To(Succeed())
+
+	bin := fixtures.ControlPlaneDir()
+	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))
+	Expect(err).NotTo(HaveOccurred(), "the control plane is missing: run make control-plane (or make test)")
+
+	cluster, err = localcluster.New(localcluster.Options{BinDir: bin})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
+	Expect(cluster.Start(ctx)).To(Succeed())
+
+	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+		Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true,
+	})
+	Expect(err).NotTo(HaveOccurred())
+
+	k8s, err = client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	for _, ns := range []string{watchedNS, unwatchedNS} {
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	}
+
+	op = startOperator(controllers.Options{DefaultSize: 3})
+	DeferCleanup(func() { op.stop() })
+})
+
+// operator is a running manager with the Memcached reconciler, its API
+// requests counted.
+type operator struct {
+	requests *apicount.Counter
+	stop     func()
+}
+
+// startOperator runs the reconciler with opts, watching watchedNS, as
+// main.go wires it.
+func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *operator {
+	GinkgoHelper()
+	requests := apicount.New()
+	cfg := requests.Wrap(rest.CopyConfig(cluster.RestConfig()))
+	mgrOpts := ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions([]string{watchedNS}),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Tests restart the operator in one process; controller-runtime
+		// refuses a second controller of the same name otherwise.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	}
+	for _, tweak := range tweaks {
+		tweak(&mgrOpts)
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(controllers.NewMemcachedReconciler(mgr.GetClient(), mgr.GetEventRecorder(controllers.FieldOwner), opts).
+		SetupWithManager(mgr)).To(Succeed())
+
+	mgrCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(mgrCtx)).To(Succeed())
+	}()
+	return &operator{requests: requests, stop: func() { cancel(); <-done }}
+}
