@@ -1,0 +1,198 @@
+// Command manager runs the memcached-operator: the Memcached reconciler and
+// its admission webhooks.
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsfilters "sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/controllers/proxyenv"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// options are the manager's flags and environment, read once at start.
+type options struct {
+	metricsAddr    string
+	probeAddr      string
+	secureMetrics  bool
+	enableHTTP2    bool
+	leaderElect    bool
+	enableWebhooks bool
+	webhookPort    int
+	sizePolicy     webhooks.SizePolicy
+
+	// From the environment, as OLM sets it.
+	watchNamespaces []string
+	memcachedImage  string
+
+	zap zap.Options
+}
+
+func parseOptions(args []string) (options, error) {
+	o := options{sizePolicy: webhooks.DefaultSizePolicy()}
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
+		"Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probe endpoint binds to.")
+	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS with authentication and authorization; false serves plain HTTP.")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"Enable HTTP/2 for the metrics and webhook servers (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false,
+		"Elect a leader so that only one replica of the manager reconciles at a time.")
+	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
+		"Serve the admission webhooks (default from ENABLE_WEBHOOKS, on unless it is \"false\").")
+	fs.IntVar(&o.webhookPort, "webhook-port", webhook.DefaultPort, "Port the webhook server listens on.")
+	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size", "spec.size given to a Memcached that sets none.")
+	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size", "Smallest spec.size the validating webhook admits.")
+	fs.Var(int32Flag{&o.sizePolicy.Max}, "max-size", "Largest spec.size the validating webhook admits.")
+	o.zap.BindFlags(fs)
+	ctrlconfig.RegisterFlags(fs) // --kubeconfig, read by ctrl.GetConfig
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if err := o.sizePolicy.Validate(); err != nil {
+		return o, err
+	}
+	o.watchNamespaces = controllers.ParseWatchNamespaces(os.Getenv("WATCH_NAMESPACE"))
+	o.memcachedImage = os.Getenv("RELATED_IMAGE_MEMCACHED")
+	return o, nil
+}
+
+func main() {
+	o, err := parseOptions(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "invalid flags:", err)
+		os.Exit(2)
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	if err := run(o); err != nil {
+		ctrl.Log.Error(err, "manager stopped")
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	log := ctrl.Log.WithName("setup")
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	platform, err := controllers.DetectPlatform(dc)
+	if err != nil {
+		return err
+	}
+
+	// HTTP/2 stays off unless asked for: its stream-reset flood
+	// (CVE-2023-44487) reaches every server that speaks it.
+	var tlsOpts []func(*tls.Config)
+	if !o.enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{
+		BindAddress:   o.metricsAddr,
+		SecureServing: o.secureMetrics,
+		TLSOpts:       tlsOpts,
+	}
+	if o.secureMetrics {
+		metricsOpts.FilterProvider = metricsfilters.WithAuthenticationAndAuthorization
+	}
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(o.watchNamespaces),
+		Metrics:                metricsOpts,
+		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.webhookPort, TLSOpts: tlsOpts}),
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElect,
+		LeaderElectionID:       "memcached-operator.cache.example.com",
+		// The process exits right after the manager stops, so hand the
+		// lease over at once instead of making the next leader wait it out.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+
+	proxyVars := proxyenv.FromEnvironment()
+	for _, v := range proxyVars {
+		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
+	}
+	log.Info("configuration", "platform", platform, "watchNamespaces", o.watchNamespaces,
+		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks)
+
+	if err := controllers.NewMemcachedReconciler(mgr.GetClient(), mgr.GetEventRecorder(controllers.FieldOwner), controllers.Options{
+		Image:       o.memcachedImage,
+		ProxyEnv:    proxyVars,
+		DefaultSize: o.sizePolicy.Default,
+		Platform:    platform,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the Memcached controller: %w", err)
+	}
+	if o.enableWebhooks {
+		if err := webhooks.SetupWithManager(mgr, o.sizePolicy); err != nil {
+			return fmt.Errorf("setting up the Memcached webhooks: %w", err)
+		}
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	readyz := healthz.Ping
+	if o.enableWebhooks {
+		readyz = mgr.GetWebhookServer().StartedChecker()
+	}
+	if err := mgr.AddReadyzCheck("readyz", readyz); err != nil {
+		return err
+	}
+
+	log.Info("starting manager")
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// int32Flag binds a flag to an int32 field, as the API's sizes are int32.
+type int32Flag struct{ p *int32 }
+
+func (f int32Flag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*f.p), 10)
+}
+
+func (f int32Flag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return err
+	}
+	*f.p = int32(v)
+	return nil
+}

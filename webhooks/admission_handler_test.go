@@ -1,0 +1,417 @@
+package webhooks_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// These tests call the webhooks' HTTP handlers directly, as registered by
+// SetupWithManager on a manager that never starts (no API server needed).
+// That is how policies other than the default are tested, and how requests
+// the API server would never send are tried.
+
+const (
+	mutatePath   = "/mutate-cache-example-com-v1-memcached"
+	validatePath = "/validate-cache-example-com-v1-memcached"
+)
+
+// newWebhookHandler returns the mux that serves the webhooks for policy.
+func newWebhookHandler(t testing.TB, policy webhooks.SizePolicy) http.Handler {
+	t.Helper()
+	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
+		Scheme:  testScheme(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := webhooks.SetupWithManager(mgr, policy); err != nil {
+		t.Fatal(err)
+	}
+	return mgr.GetWebhookServer().WebhookMux()
+}
+
+// reviewOption and review build AdmissionReview request bodies.
+type reviewOption func(*admissionv1.AdmissionRequest)
+
+func review(op admissionv1.Operation, opts ...reviewOption) []byte {
+	req := &admissionv1.AdmissionRequest{
+		UID:       types.UID("0b5fe4a2-0c3f-4b7a-9d55-2b7c1c6f0001"),
+		Kind:      metav1.GroupVersionKind{Group: "cache.example.com", Version: "v1", Kind: "Memcached"},
+		Resource:  metav1.GroupVersionResource{Group: "cache.example.com", Version: "v1", Resource: "memcacheds"},
+		Namespace: "default",
+		Operation: op,
+	}
+	for _, o := range opts {
+		o(req)
+	}
+	b, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request:  req,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// object sets the request's object: a value to marshal, or raw JSON bytes.
+func object(v any) reviewOption {
+	return func(r *admissionv1.AdmissionRequest) { r.Object.Raw = rawOf(v) }
+}
+
+func oldObject(v any) reviewOption {
+	return func(r *admissionv1.AdmissionRequest) { r.OldObject.Raw = rawOf(v) }
+}
+
+func rawOf(v any) []byte {
+	if b, ok := v.([]byte); ok {
+		return b
+	}
+	return mustJSON(v)
+}
+
+// kind sets the request's kind (version v1).
+func kind(group, k string) reviewOption {
+	return func(r *admissionv1.AdmissionRequest) {
+		r.Kind = metav1.GroupVersionKind{Group: group, Version: "v1", Kind: k}
+	}
+}
+
+func scaleResource() reviewOption {
+	return func(r *admissionv1.AdmissionRequest) {
+		r.Kind = metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+		r.SubResource = "scale"
+	}
+}
+
+// post sends body to path and returns the AdmissionResponse. The webhook
+// always answers HTTP 200: the verdict and its code are in the body.
+func post(t testing.TB, h http.Handler, path string, body []byte, contentType string) *admissionv1.AdmissionResponse {
+	t.Helper()
+	var r *http.Request
+	if body == nil {
+		r = httptest.NewRequest(http.MethodPost, path, nil) // http.NoBody, as a server sees Content-Length: 0
+	} else {
+		r = httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	}
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("HTTP status %d, body %s", w.Code, w.Body)
+	}
+	var ar admissionv1.AdmissionReview
+	if err := json.Unmarshal(w.Body.Bytes(), &ar); err != nil {
+		t.Fatalf("response is not an AdmissionReview: %v: %s", err, w.Body)
+	}
+	if ar.Response == nil {
+		t.Fatalf("AdmissionReview without a response: %s", w.Body)
+	}
+	return ar.Response
+}
+
+func TestMalformedRequestsAreRefused(t *testing.T) {
+	h := newWebhookHandler(t, webhooks.DefaultSizePolicy())
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+	}
+	podWithoutTypeMeta := pod.DeepCopy()
+	podWithoutTypeMeta.TypeMeta = metav1.TypeMeta{}
+	good := mustJSON(memcached("cache", size(3)))
+	huge := append([]byte(`{"request":{"object":{"metadata":{"annotations":{"a":"`),
+		bytes.Repeat([]byte("x"), 8<<20)...)
+	huge = append(huge, `"}}}}}`...)
+
+	tests := []struct {
+		name        string
+		body        []byte
+		contentType string
+		wantCode    int32
+		wantMessage string
+	}{
+		{"no body", nil, "application/json", 400, "request body is empty"},
+		{"a body of zero bytes", []byte{}, "application/json", 400, ""},
+		{"not JSON", []byte("hello"), "application/json", 400, ""},
+		{"truncated JSON", review(admissionv1.Create, object(good))[:80], "application/json", 400, ""},
+		{"a JSON array", []byte(`[1,2,3]`), "application/json", 400, ""},
+		{"JSON null", []byte(`null`), "application/json", 400, ""},
+		{"a review without a request", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`), "application/json", 400, ""},
+		{"wrong content type", review(admissionv1.Create, object(good)), "text/plain", 400, "expected application/json"},
+		{"no content type", review(admissionv1.Create, object(good)), "", 400, "expected application/json"},
+		{"body over the 7 MiB limit", huge, "application/json", 413, "request entity is too large"},
+		{"create without an object", review(admissionv1.Create), "application/json", 400, "there is no content to decode"},
+		{"object that is a string", review(admissionv1.Create, object(`"cache"`)), "application/json", 400, ""},
+		{"object that is truncated JSON", []byte(`{"request":{"uid":"1","operation":"CREATE","object":{"apiVersion":"cache.example.com/v1","kind":"Memc`),
+			"application/json", 400, ""},
+		{"a Pod", review(admissionv1.Create, kind("", "Pod"), object(pod)), "application/json", 400, ""},
+		{"a Pod labelled as a Memcached", review(admissionv1.Create, object(pod)), "application/json", 400, ""},
+		{"a Pod without apiVersion and kind", review(admissionv1.Create, kind("", "Pod"), object(podWithoutTypeMeta)), "application/json", 400,
+			"this webhook admits Memcached.cache.example.com, not Pod"},
+		{"a Memcached in a request for a Pod", review(admissionv1.Create, kind("", "Pod"), object(good)), "application/json", 400,
+			"this webhook admits Memcached.cache.example.com, not Pod"},
+		{"another group's Memcached", review(admissionv1.Create, kind("other.example.com", "Memcached"),
+			object(bytes.Replace(good, []byte("cache.example.com/v1"), []byte("other.example.com/v1"), 1))), "application/json", 400, ""},
+		{"update without the old object", review(admissionv1.Update, object(good)), "application/json", 400, "there is no content to decode"},
+	}
+	for _, path := range []string{mutatePath, validatePath} {
+		for _, tt := range tests {
+			t.Run(path+"/"+tt.name, func(t *testing.T) {
+				if path == mutatePath && tt.name == "update without the old object" {
+					t.Skip("the defaulter reads only the new object")
+				}
+				resp := post(t, h, path, tt.body, tt.contentType)
+				if resp.Allowed {
+					t.Fatalf("allowed: %+v", resp)
+				}
+				t.Logf("%d %s", resp.Result.Code, resp.Result.Message)
+				if resp.Result == nil || resp.Result.Code != tt.wantCode {
+					t.Fatalf("result %+v, want code %d", resp.Result, tt.wantCode)
+				}
+				if !strings.Contains(resp.Result.Message, tt.wantMessage) {
+					t.Fatalf("message %q, want it to contain %q", resp.Result.Message, tt.wantMessage)
+				}
+			})
+		}
+	}
+}
+
+func TestMissingSpecIsRequired(t *testing.T) {
+	h := newWebhookHandler(t, webhooks.DefaultSizePolicy())
+	for _, obj := range []string{
+		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"}}`,
+		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":null}`,
+		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"Spec":{"size":3}}`,
+	} {
+		for _, path := range []string{mutatePath, validatePath} {
+			for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
+				body := review(op, object([]byte(obj)), oldObject(memcached("cache", size(3))))
+				resp := post(t, h, path, body, "application/json")
+				if resp.Allowed || resp.Result.Code != 422 || resp.Result.Reason != metav1.StatusReasonInvalid {
+					t.Fatalf("%s %s %s: %+v, want Invalid", path, op, obj, resp.Result)
+				}
+				want := `Memcached.cache.example.com "cache" is invalid: spec: Required value`
+				if !strings.HasPrefix(resp.Result.Message, want) {
+					t.Fatalf("message %q, want prefix %q", resp.Result.Message, want)
+				}
+				if c := resp.Result.Details.Causes; len(c) != 1 || c[0].Field != "spec" || c[0].Type != metav1.CauseTypeFieldValueRequired {
+					t.Fatalf("causes %+v, want spec Required", c)
+				}
+			}
+		}
+	}
+}
+
+func TestDefaultingPatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy webhooks.SizePolicy
+		obj    *cachev1.Memcached
+		want   *int32 // the patched size; nil for no patch of spec.size
+	}{
+		{"size omitted, default policy", webhooks.DefaultSizePolicy(), memcached("cache"), ptrInt32(3)},
+		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, memcached("cache"), ptrInt32(5)},
+		{"size set", webhooks.DefaultSizePolicy(), memcached("cache", size(7)), nil},
+		{"size out of range is left to the validator", webhooks.DefaultSizePolicy(), memcached("cache", size(40)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newWebhookHandler(t, tt.policy)
+			resp := post(t, h, mutatePath, review(admissionv1.Create, object(tt.obj)), "application/json")
+			if !resp.Allowed {
+				t.Fatalf("denied: %+v", resp.Result)
+			}
+			var patch []jsonpatch.Operation
+			if len(resp.Patch) > 0 {
+				if err := json.Unmarshal(resp.Patch, &patch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got *int32
+			for _, op := range patch {
+				if op.Path == "/spec/size" && op.Operation == "add" {
+					n := int32(op.Value.(float64))
+					got = &n
+				}
+			}
+			if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+				t.Fatalf("patched size %v, want %v (patch %s)", deref(got), deref(tt.want), resp.Patch)
+			}
+		})
+	}
+}
+
+func TestValidationResponses(t *testing.T) {
+	def := webhooks.DefaultSizePolicy()
+	narrow := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	tests := []struct {
+		name     string
+		policy   webhooks.SizePolicy
+		body     []byte
+		wantErr  string // "" when allowed; else the expected message
+		wantWarn string // a prefix of the expected warning, if any
+	}{
+		{"create in range", def, review(admissionv1.Create, object(memcached("cache", size(3)))), "", ""},
+		{"create over the maximum", def, review(admissionv1.Create, object(memcached("cache", size(40)))),
+			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 40: must be no more than 16`, ""},
+		{"create with size 1 warns", def, review(admissionv1.Create, object(memcached("cache", size(1)))),
+			"", "spec.size: 1 pod gives no redundancy: "},
+		{"create with a dotted name", def, review(admissionv1.Create, object(memcached("a.b", size(3)))),
+			`Memcached.cache.example.com "a.b" is invalid: metadata.name: Invalid value: "a.b": a DNS-1035 label`, ""},
+		{"narrow policy: create under the minimum", narrow, review(admissionv1.Create, object(memcached("cache", size(1)))),
+			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 1: must be at least 2`, ""},
+		{"narrow policy: create over the maximum", narrow, review(admissionv1.Create, object(memcached("cache", size(9)))),
+			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 9: must be no more than 8`, ""},
+		{"narrow policy: create at the maximum", narrow, review(admissionv1.Create, object(memcached("cache", size(8)))), "", ""},
+		{"narrow policy: size 1 is an error, not a warning", narrow, review(admissionv1.Create, object(memcached("cache", size(1)))),
+			"must be at least 2", ""},
+		{"single-pod policy warns on its default", webhooks.SizePolicy{Default: 1, Min: 1, Max: 1},
+			review(admissionv1.Create, object(memcached("cache"))), "", "spec.size: 1 pod gives no redundancy: "},
+
+		{"update of the size within range", def,
+			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(5)))), "", ""},
+		{"update of the size over the maximum", def,
+			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(17)))),
+			"spec.size: Invalid value: 17: must be no more than 16", ""},
+		{"status-only update", def,
+			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(3), readyReplicas(3)))), "", ""},
+		{"label edit of an object over a newer, stricter maximum", narrow,
+			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(40), labels("team", "web")))), "", ""},
+		{"status update of an object over a newer, stricter maximum", narrow,
+			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(40), readyReplicas(40)))), "", ""},
+		{"update of an object with a name that is no longer admitted", def,
+			review(admissionv1.Update, oldObject(memcached("old.name", size(3))), object(memcached("old.name", size(3), labels("a", "b")))), "", ""},
+		{"resizing an object over the maximum must meet the policy", narrow,
+			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(30)))),
+			"spec.size: Invalid value: 30: must be no more than 8", ""},
+		{"resizing an object over the maximum into range", narrow,
+			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(8)))), "", ""},
+		{"update to size 1 warns", def,
+			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(1)))), "", "spec.size: 1 pod gives no redundancy: "},
+		{"update that keeps size 1 does not warn again", def,
+			review(admissionv1.Update, oldObject(memcached("cache", size(1))), object(memcached("cache", size(1), labels("a", "b")))), "", ""},
+		{"delete", def, review(admissionv1.Delete, oldObject(memcached("cache", size(40)))), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newWebhookHandler(t, tt.policy)
+			checkValidation(t, post(t, h, validatePath, tt.body, "application/json"), tt.wantErr, tt.wantWarn)
+		})
+	}
+}
+
+func TestScaleValidation(t *testing.T) {
+	narrow := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	h := newWebhookHandler(t, narrow)
+	scale := func(n int32) *autoscalingv1.Scale {
+		return &autoscalingv1.Scale{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+			ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: "default"},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: n},
+		}
+	}
+	tests := []struct {
+		name     string
+		old, new int32
+		wantErr  string
+	}{
+		{"within range", 5, 8, ""},
+		{"over the maximum", 5, 9, `Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 9: must be no more than 8`},
+		{"under the minimum", 5, 1, `Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 1: must be at least 2`},
+		{"unchanged, though over a newer maximum", 40, 40, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := review(admissionv1.Update, scaleResource(), oldObject(scale(tt.old)), object(scale(tt.new)))
+			checkValidation(t, post(t, h, webhooks.ScaleValidatePath, body, "application/json"), tt.wantErr, "")
+		})
+	}
+	t.Run("a Memcached is not a Scale", func(t *testing.T) {
+		body := review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(3))))
+		resp := post(t, h, webhooks.ScaleValidatePath, body, "application/json")
+		if resp.Allowed || resp.Result.Code != 400 {
+			t.Fatalf("%+v, want a 400 denial", resp.Result)
+		}
+	})
+}
+
+// checkValidation asserts that resp allows (wantErr == "") or denies with
+// an Invalid (422) status whose message starts with wantErr or contains it,
+// and that it carries a warning starting with wantWarn, or none.
+func checkValidation(t *testing.T, resp *admissionv1.AdmissionResponse, wantErr, wantWarn string) {
+	t.Helper()
+	if wantErr == "" {
+		if !resp.Allowed {
+			t.Fatalf("denied: %+v", resp.Result)
+		}
+	} else {
+		if resp.Allowed {
+			t.Fatalf("allowed, want %q", wantErr)
+		}
+		r := resp.Result
+		if r.Code != http.StatusUnprocessableEntity || r.Reason != metav1.StatusReasonInvalid || r.Details == nil || len(r.Details.Causes) == 0 {
+			t.Fatalf("result %+v, want an Invalid status with causes", r)
+		}
+		if !strings.Contains(r.Message, wantErr) {
+			t.Fatalf("message %q, want %q", r.Message, wantErr)
+		}
+	}
+	switch {
+	case wantWarn == "" && len(resp.Warnings) > 0:
+		t.Fatalf("warnings %q, want none", resp.Warnings)
+	case wantWarn != "" && (len(resp.Warnings) != 1 || !strings.HasPrefix(resp.Warnings[0], wantWarn)):
+		t.Fatalf("warnings %q, want one starting %q", resp.Warnings, wantWarn)
+	}
+}
+
+func TestSetupWithManagerRejectsAnInvalidPolicy(t *testing.T) {
+	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
+		Scheme:  testScheme(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = webhooks.SetupWithManager(mgr, webhooks.SizePolicy{Default: 3, Min: 1, Max: 2})
+	if err == nil || !strings.Contains(err.Error(), "--default-size=3") {
+		t.Fatalf("SetupWithManager() = %v, want the policy's error", err)
+	}
+}
+
+func ptrInt32(n int32) *int32 { return &n }
+
+func deref(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,196 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// The webhook configurations in config/webhook/manifests.yaml are generated
+// from these markers (`make manifests`). The paths are the ones
+// controller-runtime's builder derives from the Memcached GVK, plus one for
+// the scale subresource, which the builder does not serve.
+//
+// +kubebuilder:webhook:path=/mutate-cache-example-com-v1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=mmemcached-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
+// +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=vmemcached-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
+// +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached-scale,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds/scale,verbs=update,versions=v1,name=vmemcachedscale-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
+
+// ScaleValidatePath is where the webhook server validates writes to the
+// scale subresource (kubectl scale, autoscalers).
+const ScaleValidatePath = "/validate-cache-example-com-v1-memcached-scale"
+
+// SetupWithManager registers the Memcached defaulting and validating
+// webhooks, and the scale subresource's validating webhook, on mgr's webhook
+// server. It returns policy's own error when policy is invalid.
+func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
+	if err := policy.Validate(); err != nil {
+		return err
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &cachev1.Memcached{}).
+		WithDefaulter(memcachedDefaulter{policy: policy}).
+		WithValidator(memcachedValidator{policy: policy}).
+		Complete(); err != nil {
+		return err
+	}
+
+	// A Scale is not a Memcached, so the typed builder cannot serve it; its
+	// decoder gets a scheme of its own rather than relying on the manager's.
+	scaleScheme := runtime.NewScheme()
+	if err := autoscalingv1.AddToScheme(scaleScheme); err != nil {
+		return err
+	}
+	mgr.GetWebhookServer().Register(ScaleValidatePath,
+		admission.WithValidator[*autoscalingv1.Scale](scaleScheme, scaleValidator{policy: policy}))
+	return nil
+}
+
+func memcachedGroupKind() schema.GroupKind {
+	return cachev1.GroupVersion.WithKind("Memcached").GroupKind()
+}
+
+// memcachedDefaulter sets the policy's default size on create and update.
+type memcachedDefaulter struct {
+	policy SizePolicy
+}
+
+func (d memcachedDefaulter) Default(ctx context.Context, mc *cachev1.Memcached) error {
+	if err := checkRequest(ctx, mc); err != nil {
+		return err
+	}
+	d.policy.DefaultMemcached(mc)
+	return nil
+}
+
+// memcachedValidator admits a Memcached whose name and size meet the policy.
+type memcachedValidator struct {
+	policy SizePolicy
+}
+
+func (v memcachedValidator) ValidateCreate(ctx context.Context, mc *cachev1.Memcached) (admission.Warnings, error) {
+	if err := checkRequest(ctx, mc); err != nil {
+		return nil, err
+	}
+	if errs := v.policy.ValidateMemcached(mc); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(memcachedGroupKind(), mc.Name, errs)
+	}
+	return v.policy.Warnings(mc), nil
+}
+
+// ValidateUpdate checks only what the update changes. The name cannot change
+// (the API server forbids it), and spec.size is the one field the policy
+// governs, so an update that keeps the size is admitted: status writes, label
+// and annotation edits, finalizer removal. That holds even when the stored
+// object breaks a policy made stricter after it was created (say size 40,
+// then --max-size=16): blocking those updates would not bring it back within
+// the policy, only stop its owners from managing it. Changing the size, on
+// the other hand, must meet the policy in force.
+func (v memcachedValidator) ValidateUpdate(ctx context.Context, oldMC, mc *cachev1.Memcached) (admission.Warnings, error) {
+	if err := checkRequest(ctx, mc); err != nil {
+		return nil, err
+	}
+	size := v.policy.effectiveSize(mc)
+	if size == v.policy.effectiveSize(oldMC) {
+		return nil, nil
+	}
+	path := field.NewPath("spec", "size")
+	if errs := v.policy.ValidateSize(size, path); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(memcachedGroupKind(), mc.Name, errs)
+	}
+	return sizeWarnings(size, path), nil
+}
+
+func (v memcachedValidator) ValidateDelete(context.Context, *cachev1.Memcached) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// checkRequest covers what controller-runtime's typed decoding cannot see.
+//
+// An operation other than CREATE or UPDATE: the typed defaulter skips
+// DELETE but defaults anything else, and the webhooks are registered for
+// CREATE and UPDATE only.
+//
+// A wrong kind: the decoder refuses an object whose apiVersion and kind are
+// not Memcached's, but an object that carries none is decoded as a Memcached
+// whatever the request says it is, so the request's kind is checked too.
+//
+// A missing spec: decoding turns no spec, and "spec": null, into an empty
+// spec, which the defaulter would then fill in, and the API server checks
+// the CRD's `required: [spec]` only after the mutating webhooks have run,
+// so the object would be created with the default size. The raw object is
+// therefore checked, and the request rejected with "spec: Required value".
+//
+// Outside an admission request (a direct call) there is nothing to check.
+func checkRequest(ctx context.Context, mc *cachev1.Memcached) error {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return nil
+	}
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return apierrors.NewBadRequest(fmt.Sprintf("unexpected operation %q", req.Operation))
+	}
+	gk := memcachedGroupKind()
+	if req.Kind.Kind != "" && (req.Kind.Group != gk.Group || req.Kind.Kind != gk.Kind) {
+		return apierrors.NewBadRequest(fmt.Sprintf("this webhook admits %s, not %s",
+			gk, schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}))
+	}
+	if specOmitted(req.Object.Raw) {
+		return apierrors.NewInvalid(gk, mc.Name, field.ErrorList{
+			field.Required(field.NewPath("spec"), "set spec: {} to take the default size"),
+		})
+	}
+	return nil
+}
+
+// specOmitted reports whether the object raw has no spec, or a null one.
+// Keys are matched exactly, as the API server's decoder matches them.
+func specOmitted(raw []byte) bool {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		// Not reached: the typed decoder has already read raw as an object.
+		return false
+	}
+	spec, ok := top["spec"]
+	return !ok || string(spec) == "null"
+}
+
+// scaleValidator holds writes to the scale subresource to the policy's range;
+// without it `kubectl scale --replicas=40` would bypass --max-size.
+type scaleValidator struct {
+	policy SizePolicy
+}
+
+func (v scaleValidator) ValidateCreate(_ context.Context, s *autoscalingv1.Scale) (admission.Warnings, error) {
+	return v.validate(s)
+}
+
+// ValidateUpdate checks the replicas only when they change, for the reason
+// given at memcachedValidator.ValidateUpdate.
+func (v scaleValidator) ValidateUpdate(_ context.Context, oldScale, s *autoscalingv1.Scale) (admission.Warnings, error) {
+	if s.Spec.Replicas == oldScale.Spec.Replicas {
+		return nil, nil
+	}
+	return v.validate(s)
+}
+
+func (v scaleValidator) ValidateDelete(context.Context, *autoscalingv1.Scale) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (v scaleValidator) validate(s *autoscalingv1.Scale) (admission.Warnings, error) {
+	path := field.NewPath("spec", "replicas")
+	if errs := v.policy.ValidateSize(s.Spec.Replicas, path); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), s.Name, errs)
+	}
+	return sizeWarnings(s.Spec.Replicas, path), nil
+}

@@ -1,0 +1,310 @@
+package webhooks_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// Objects are sent as unstructured so that a test can put anything in them:
+// a string or a float for spec.size, a spec that is not an object, no spec.
+
+type objectOption func(u *unstructured.Unstructured)
+
+// memcachedObject is a Memcached named name with spec {} unless opts say
+// otherwise.
+func memcachedObject(ns, name string, opts ...objectOption) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": cachev1.GroupVersion.String(),
+		"kind":       "Memcached",
+		"metadata":   map[string]any{"name": name, "namespace": ns},
+		"spec":       map[string]any{},
+	}}
+	for _, o := range opts {
+		o(u)
+	}
+	return u
+}
+
+// withSize sets spec.size to any JSON value.
+func withSize(v any) objectOption {
+	return func(u *unstructured.Unstructured) { u.Object["spec"] = map[string]any{"size": v} }
+}
+
+// withSpec sets spec to any JSON value.
+func withSpec(v any) objectOption {
+	return func(u *unstructured.Unstructured) { u.Object["spec"] = v }
+}
+
+func withoutSpec() objectOption {
+	return func(u *unstructured.Unstructured) { delete(u.Object, "spec") }
+}
+
+// withGenerateName leaves the name to the API server.
+func withGenerateName(prefix string) objectOption {
+	return func(u *unstructured.Unstructured) {
+		u.SetName("")
+		u.SetGenerateName(prefix)
+	}
+}
+
+func newNamespace(ctx context.Context, prefix string) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func sizeOf(ctx context.Context, ns, name string) *int32 {
+	mc := &cachev1.Memcached{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, mc)).To(Succeed())
+	return mc.Spec.Size
+}
+
+const (
+	invalid    = http.StatusUnprocessableEntity // 422, reason Invalid
+	badRequest = http.StatusBadRequest          // 400, reason BadRequest
+)
+
+var _ = Describe("Memcached admission through the API server", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx, "mc")
+		warnings.take()
+	})
+
+	DescribeTable("rejects a bad Memcached and stores nothing",
+		func(ctx SpecContext, name string, opts []objectOption, code int, want []string) {
+			obj := memcachedObject(ns, name, opts...)
+			err := k8sClient.Create(ctx, obj)
+			Expect(err).To(HaveOccurred(), "created %s", obj.GetName())
+			GinkgoWriter.Println(err)
+
+			var status apierrors.APIStatus
+			Expect(errors.As(err, &status)).To(BeTrue(), "not an API status: %v", err)
+			Expect(status.Status().Code).To(BeEquivalentTo(code), err.Error())
+			for _, w := range want {
+				Expect(err.Error()).To(ContainSubstring(w))
+			}
+			if code == invalid {
+				Expect(apierrors.IsInvalid(err)).To(BeTrue(), err.Error())
+			} else {
+				Expect(apierrors.IsBadRequest(err)).To(BeTrue(), err.Error())
+			}
+
+			list := &cachev1.MemcachedList{}
+			Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			Expect(list.Items).To(BeEmpty())
+			if name != "" {
+				err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cachev1.Memcached{})
+				Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Get %q: %v", name, err)
+			}
+		},
+		// spec.size out of range. The CRD's minimum: 1 catches values below 1
+		// after the mutating webhook has run; the validating webhook holds the
+		// policy's range.
+		Entry("negative size", "neg", opts(withSize(-1)), invalid,
+			strs(`spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 1`)),
+		Entry("zero size", "zero", opts(withSize(0)), invalid,
+			strs(`spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1`)),
+		Entry("size just over the maximum", "seventeen", opts(withSize(17)), invalid,
+			strs(`admission webhook "vmemcached-v1.kb.io" denied the request`,
+				`Memcached.cache.example.com "seventeen" is invalid: spec.size: Invalid value: 17: must be no more than 16`)),
+		Entry("size far over the maximum", "forty", opts(withSize(40)), invalid,
+			strs(`Memcached.cache.example.com "forty" is invalid: spec.size: Invalid value: 40: must be no more than 16`)),
+		Entry("largest int32", "maxint", opts(withSize(int64(2147483647))), invalid,
+			strs(`spec.size: Invalid value: 2147483647: must be no more than 16`)),
+		Entry("smallest int32", "minint", opts(withSize(int64(-2147483648))), invalid,
+			strs(`spec.size: Invalid value: -2147483648: spec.size in body should be greater than or equal to 1`)),
+
+		// spec.size that is not an int32. The API server checks the CRD
+		// schema only after the mutating webhooks, so these reach the
+		// defaulter first, whose typed decoding refuses them: 400
+		// BadRequest, naming the Go field, instead of the schema's 422.
+		Entry("size beyond int32", "overflow", opts(withSize(int64(2147483648))), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `2147483648`, `int32`)),
+		Entry("size below int32", "underflow", opts(withSize(int64(-2147483649))), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `-2147483649`, `int32`)),
+		Entry("size as a string", "strsize", opts(withSize("3")), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal string`, `spec.size`)),
+		Entry("size as a fraction", "fraction", opts(withSize(2.5)), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `2.5`, `spec.size`)),
+		Entry("size as a bool", "boolsize", opts(withSize(true)), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal bool`, `spec.size`)),
+		Entry("size as an object", "objsize", opts(withSize(map[string]any{"value": int64(3)})), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal object`, `spec.size`)),
+
+		// spec itself.
+		Entry("missing spec", "nospec", opts(withoutSpec()), invalid,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`,
+				`Memcached.cache.example.com "nospec" is invalid: spec: Required value`)),
+		Entry("null spec", "nullspec", opts(withSpec(nil)), invalid,
+			strs(`Memcached.cache.example.com "nullspec" is invalid: spec: Required value`)),
+		Entry("spec as a string", "strspec", opts(withSpec("size=3")), badRequest,
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal string`, `MemcachedSpec`)),
+		Entry("spec as a list", "listspec", opts(withSpec([]any{int64(3)})), badRequest,
+			strs(`cannot unmarshal array`, `MemcachedSpec`)),
+		Entry("spec as a number", "numspec", opts(withSpec(int64(3))), badRequest,
+			strs(`cannot unmarshal number`, `MemcachedSpec`)),
+
+		// Names that make invalid children. The API server's own rule
+		// (DNS-1123 subdomain) rejects some before any webhook; the rest
+		// pass it and need the validating webhook (DNS-1035 label).
+		Entry("name with dots", "cache.example", nil, invalid,
+			strs(`Memcached.cache.example.com "cache.example" is invalid: metadata.name: Invalid value: "cache.example": a DNS-1035 label must consist of`)),
+		Entry("name starting with a digit", "1cache", nil, invalid,
+			strs(`metadata.name: Invalid value: "1cache": a DNS-1035 label must consist of`)),
+		Entry("name of 64 characters", strings.Repeat("a", 64), nil, invalid,
+			strs(`metadata.name: Invalid value: "`+strings.Repeat("a", 64)+`": must be no more than 63 characters`)),
+		Entry("name in upper case", "Cache", nil, invalid,
+			strs(`metadata.name: Invalid value: "Cache": a lowercase RFC 1123 subdomain must consist of`)),
+		Entry("name ending in a hyphen", "cache-", nil, invalid,
+			strs(`metadata.name: Invalid value: "cache-": a lowercase RFC 1123 subdomain must consist of`)),
+		Entry("name with an underscore", "my_cache", nil, invalid,
+			strs(`metadata.name: Invalid value: "my_cache": a lowercase RFC 1123 subdomain must consist of`)),
+		Entry("name of 254 characters", strings.Repeat("b", 254), nil, invalid,
+			strs(`must be no more than 253 characters`)),
+		Entry("bad name and bad size together", "two.errors", opts(withSize(99)), invalid,
+			strs(`Memcached.cache.example.com "two.errors" is invalid: [`,
+				`metadata.name: Invalid value: "two.errors": a DNS-1035 label`,
+				`spec.size: Invalid value: 99: must be no more than 16`)),
+	)
+
+	DescribeTable("admits and defaults a good Memcached",
+		func(ctx SpecContext, name string, opts []objectOption, wantSize int32, wantWarning string) {
+			Expect(k8sClient.Create(ctx, memcachedObject(ns, name, opts...))).To(Succeed())
+			Expect(sizeOf(ctx, ns, name)).To(HaveValue(Equal(wantSize)))
+			got := warnings.take()
+			if wantWarning == "" {
+				Expect(got).To(BeEmpty())
+			} else {
+				Expect(got).To(ContainElement(ContainSubstring(wantWarning)))
+			}
+		},
+		Entry("size omitted", "omitted", nil, int32(3), ""),
+		Entry("size null", "nullsize", opts(withSize(nil)), int32(3), ""),
+		Entry("size 2", "two", opts(withSize(2)), int32(2), ""),
+		Entry("the maximum size", "sixteen", opts(withSize(16)), int32(16), ""),
+		Entry("size 1, with a warning", "one", opts(withSize(1)), int32(1),
+			"spec.size: 1 pod gives no redundancy: "),
+		Entry("a name of 63 characters", strings.Repeat("c", 63), nil, int32(3), ""),
+		Entry("a one-letter name", "x", nil, int32(3), ""),
+		Entry("a float that is a whole number", "wholefloat", opts(withSize(4.0)), int32(4), ""),
+	)
+
+	It("admits a generated name, which the API server keeps within 63 characters", func(ctx SpecContext) {
+		for _, prefix := range []string{"gen-", strings.Repeat("g", 70) + "-"} {
+			obj := memcachedObject(ns, "", withGenerateName(prefix))
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+			Expect(len(obj.GetName())).To(BeNumerically("<=", 63))
+			Expect(sizeOf(ctx, ns, obj.GetName())).To(HaveValue(Equal(int32(3))))
+		}
+	})
+
+	Context("on update", func() {
+		var mc *cachev1.Memcached
+
+		BeforeEach(func(ctx SpecContext) {
+			mc = &cachev1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: ns}}
+			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
+			Expect(mc.Spec.Size).To(HaveValue(Equal(int32(3))), "the create response carries the default")
+		})
+
+		It("never blocks a status update", func(ctx SpecContext) {
+			mc.Status.ReadyReplicas = 3
+			mc.Status.Nodes = []string{"cache-a", "cache-b", "cache-c"}
+			Expect(k8sClient.Status().Update(ctx, mc)).To(Succeed())
+
+			// Status written through the main resource is dropped by the
+			// API server, but the update is not refused.
+			mc.Status.ReadyReplicas = 2
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+		})
+
+		It("admits a label edit", func(ctx SpecContext) {
+			mc.Labels = map[string]string{"team": "web"}
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+		})
+
+		It("rejects a size over the maximum and keeps the stored size", func(ctx SpecContext) {
+			mc.Spec.Size = ptr.To[int32](40)
+			err := k8sClient.Update(ctx, mc)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring(`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 40: must be no more than 16`))
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
+		})
+
+		It("defaults a removed size again", func(ctx SpecContext) {
+			patch := []byte(`[{"op":"replace","path":"/spec/size","value":5}]`)
+			Expect(k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))).To(Succeed())
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(5))))
+
+			patch = []byte(`[{"op":"remove","path":"/spec/size"}]`)
+			Expect(k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))).To(Succeed())
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
+		})
+
+		It("rejects removing the spec", func(ctx SpecContext) {
+			patch := []byte(`[{"op":"remove","path":"/spec"}]`)
+			err := k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring(`spec: Required value`))
+		})
+
+		It("warns when the size becomes 1", func(ctx SpecContext) {
+			mc.Spec.Size = ptr.To[int32](1)
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ContainElement(HavePrefix("spec.size: 1 pod gives no redundancy: ")))
+		})
+
+		It("holds the scale subresource to the policy", func(ctx SpecContext) {
+			scale := &autoscalingv1.Scale{}
+			Expect(k8sClient.SubResource("scale").Get(ctx, mc, scale)).To(Succeed())
+			Expect(scale.Spec.Replicas).To(Equal(int32(3)))
+
+			scale.Spec.Replicas = 40
+			err := k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring(`admission webhook "vmemcachedscale-v1.kb.io" denied the request`))
+			Expect(err.Error()).To(ContainSubstring(`Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 40: must be no more than 16`))
+
+			// Below 1 the CRD's minimum answers first, as it does for the
+			// main resource.
+			scale.Spec.Replicas = 0
+			err = k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring(`spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1`))
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
+
+			scale.Spec.Replicas = 1
+			Expect(k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))).To(Succeed())
+			Expect(warnings.take()).To(ContainElement(HavePrefix("spec.replicas: 1 pod gives no redundancy: ")))
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(1))))
+		})
+
+		It("admits a delete", func(ctx SpecContext) {
+			Expect(k8sClient.Delete(ctx, mc)).To(Succeed())
+			Eventually(func() bool {
+				err := k8sClient.Get(ctx, client.ObjectKeyFromObject(mc), &cachev1.Memcached{})
+				return apierrors.IsNotFound(err)
+			}).WithTimeout(10 * time.Second).Should(BeTrue())
+		})
+	})
+})
+
+func opts(o ...objectOption) []objectOption { return o }
+func strs(s ...string) []string             { return s }

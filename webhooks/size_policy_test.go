@@ -1,0 +1,226 @@
+package webhooks_test
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// memcachedOption and memcached build typed test objects.
+type memcachedOption func(*cachev1.Memcached)
+
+func memcached(name string, opts ...memcachedOption) *cachev1.Memcached {
+	mc := &cachev1.Memcached{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cachev1.GroupVersion.String(), Kind: "Memcached"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+	}
+	for _, o := range opts {
+		o(mc)
+	}
+	return mc
+}
+
+func size(n int32) memcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Size = ptr.To(n) }
+}
+
+func labels(kv ...string) memcachedOption {
+	return func(mc *cachev1.Memcached) {
+		mc.Labels = map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			mc.Labels[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func readyReplicas(n int32) memcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Status.ReadyReplicas = n }
+}
+
+func TestSizePolicyValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		policy  webhooks.SizePolicy
+		wantErr string // "" for valid
+	}{
+		{"the default policy", webhooks.DefaultSizePolicy(), ""},
+		{"a single size", webhooks.SizePolicy{Default: 1, Min: 1, Max: 1}, ""},
+		{"default at the maximum", webhooks.SizePolicy{Default: 8, Min: 2, Max: 8}, ""},
+		{"default at the minimum", webhooks.SizePolicy{Default: 2, Min: 2, Max: 8}, ""},
+		{"zero minimum", webhooks.SizePolicy{Default: 3, Min: 0, Max: 16}, "--min-size=0: must be at least 1"},
+		{"negative minimum", webhooks.SizePolicy{Default: 3, Min: -1, Max: 16}, "--min-size=-1: must be at least 1"},
+		{"the zero value", webhooks.SizePolicy{}, "--min-size=0: must be at least 1"},
+		{"maximum below minimum", webhooks.SizePolicy{Default: 3, Min: 4, Max: 2}, "--max-size=2 is less than --min-size=4"},
+		{"default below minimum", webhooks.SizePolicy{Default: 1, Min: 2, Max: 16}, "--default-size=1 is outside [--min-size=2, --max-size=16]"},
+		{"default above maximum", webhooks.SizePolicy{Default: 17, Min: 1, Max: 16}, "--default-size=17 is outside [--min-size=1, --max-size=16]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.policy.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+				t.Fatalf("Validate() = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestDefaultSizePolicy(t *testing.T) {
+	if got, want := webhooks.DefaultSizePolicy(), (webhooks.SizePolicy{Default: 3, Min: 1, Max: 16}); got != want {
+		t.Fatalf("DefaultSizePolicy() = %+v, want %+v", got, want)
+	}
+}
+
+func TestDefaultMemcached(t *testing.T) {
+	policy := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	tests := []struct {
+		name string
+		mc   *cachev1.Memcached
+		want int32
+	}{
+		{"size omitted takes the default", memcached("a"), 5},
+		{"a set size is kept", memcached("a", size(7)), 7},
+		{"an out-of-range size is kept for the validator to reject", memcached("a", size(40)), 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			policy.DefaultMemcached(tt.mc)
+			if tt.mc.Spec.Size == nil || *tt.mc.Spec.Size != tt.want {
+				t.Fatalf("spec.size = %v, want %d", tt.mc.Spec.Size, tt.want)
+			}
+		})
+	}
+
+	// The default is a copy: changing one object's size leaves the next alone.
+	a, b := memcached("a"), memcached("b")
+	policy.DefaultMemcached(a)
+	*a.Spec.Size = 99
+	policy.DefaultMemcached(b)
+	if *b.Spec.Size != 5 {
+		t.Fatalf("second object got size %d, want 5", *b.Spec.Size)
+	}
+}
+
+func TestValidateMemcached(t *testing.T) {
+	def := webhooks.DefaultSizePolicy()
+	narrow := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	tests := []struct {
+		name   string
+		policy webhooks.SizePolicy
+		mc     *cachev1.Memcached
+		want   []string // each error as field.Error.Error() prints it
+	}{
+		{"default policy, size 3", def, memcached("cache", size(3)), nil},
+		{"default policy, size 1", def, memcached("cache", size(1)), nil},
+		{"default policy, size 16", def, memcached("cache", size(16)), nil},
+		{"default policy, size omitted", def, memcached("cache"), nil},
+		{"default policy, size 17", def, memcached("cache", size(17)),
+			[]string{"spec.size: Invalid value: 17: must be no more than 16"}},
+		{"default policy, size 40", def, memcached("cache", size(40)),
+			[]string{"spec.size: Invalid value: 40: must be no more than 16"}},
+		{"default policy, size 0", def, memcached("cache", size(0)),
+			[]string{"spec.size: Invalid value: 0: must be at least 1"}},
+		{"default policy, size -5", def, memcached("cache", size(-5)),
+			[]string{"spec.size: Invalid value: -5: must be at least 1"}},
+		{"narrow policy, size 1", narrow, memcached("cache", size(1)),
+			[]string{"spec.size: Invalid value: 1: must be at least 2"}},
+		{"narrow policy, size 2", narrow, memcached("cache", size(2)), nil},
+		{"narrow policy, size 8", narrow, memcached("cache", size(8)), nil},
+		{"narrow policy, size 9", narrow, memcached("cache", size(9)),
+			[]string{"spec.size: Invalid value: 9: must be no more than 8"}},
+		{"narrow policy, size omitted", narrow, memcached("cache"), nil},
+		{"a dotted name", def, memcached("my.cache", size(3)),
+			[]string{`metadata.name: Invalid value: "my.cache": a DNS-1035 label must consist of`}},
+		{"a name and a size, both wrong", def, memcached("9lives", size(20)), []string{
+			`metadata.name: Invalid value: "9lives": a DNS-1035 label must consist of`,
+			"spec.size: Invalid value: 20: must be no more than 16",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := tt.policy.ValidateMemcached(tt.mc)
+			if len(errs) != len(tt.want) {
+				t.Fatalf("ValidateMemcached() = %v, want %d errors %q", errs, len(tt.want), tt.want)
+			}
+			for i, want := range tt.want {
+				if got := errs[i].Error(); !strings.HasPrefix(got, want) {
+					t.Errorf("error %d = %q, want prefix %q", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateName(t *testing.T) {
+	path := field.NewPath("metadata", "name")
+	dns1035 := "a DNS-1035 label must consist of"
+	tests := []struct {
+		name string
+		want []string // error details; nil for valid
+	}{
+		{"cache", nil},
+		{"x", nil},
+		{"my-cache-1", nil},
+		{strings.Repeat("a", 63), nil},
+		{strings.Repeat("a", 64), []string{"must be no more than 63 characters"}},
+		{"a" + strings.Repeat(".b", 40), []string{"must be no more than 63 characters", dns1035}},
+		{"", []string{dns1035}},
+		{"my.cache", []string{dns1035}},
+		{"1cache", []string{dns1035}},
+		{"-cache", []string{dns1035}},
+		{"cache-", []string{dns1035}},
+		{"Cache", []string{dns1035}},
+		{"my_cache", []string{dns1035}},
+		{"caché", []string{dns1035}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := webhooks.ValidateName(tt.name, path)
+			if len(errs) != len(tt.want) {
+				t.Fatalf("ValidateName(%q) = %v, want %d errors", tt.name, errs, len(tt.want))
+			}
+			for i, want := range tt.want {
+				if errs[i].Field != "metadata.name" || errs[i].Type != field.ErrorTypeInvalid ||
+					!strings.HasPrefix(errs[i].Detail, want) {
+					t.Errorf("error %d = %v, want Invalid metadata.name %q", i, errs[i], want)
+				}
+			}
+		})
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy webhooks.SizePolicy
+		mc     *cachev1.Memcached
+		warn   bool
+	}{
+		{"size 1", webhooks.DefaultSizePolicy(), memcached("a", size(1)), true},
+		{"size 2", webhooks.DefaultSizePolicy(), memcached("a", size(2)), false},
+		{"size omitted, default 3", webhooks.DefaultSizePolicy(), memcached("a"), false},
+		{"size omitted, default 1", webhooks.SizePolicy{Default: 1, Min: 1, Max: 4}, memcached("a"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.policy.Warnings(tt.mc)
+			if !tt.warn {
+				if len(got) != 0 {
+					t.Fatalf("Warnings() = %q, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], "spec.size: 1 pod gives no redundancy: ") {
+				t.Fatalf("Warnings() = %q, want the single-pod warning", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// The suite runs the webhooks behind a real kube-apiserver (envtest): the
+// CRD from config/crd/bases, the webhook configurations generated into
+// config/webhook, served by a manager with the default SizePolicy.
+
+var (
+	testEnv *envtest.Environment
+	// k8sClient records the API server's warnings in warnings.
+	k8sClient client.Client
+	warnings  *warningRecorder
+	cancel    context.CancelFunc
+)
+
+func TestWebhooks(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Webhooks Suite")
+}
+
+// repoRoot is the module's root, found from this file's location so the
+// suite runs from any working directory.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+func testScheme() *k8sruntime.Scheme {
+	s := k8sruntime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(cachev1.AddToScheme(s))
+	return s
+}
+
+var _ = BeforeSuite(func() {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	root := repoRoot()
+
+	testEnv = &envtest.Environment{
+		CRDInstallOptions: envtest.CRDInstallOptions{
+			Paths:              []string{filepath.Join(root, "config", "crd", "bases")},
+			ErrorIfPathMissing: true,
+		},
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths: []string{filepath.Join(root, "config", "webhook")},
+		},
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		testEnv.BinaryAssetsDirectory = filepath.Join(root, "bin", "k8s", "1.37.2")
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(testEnv.Stop()).To(Succeed()) })
+	Expect(testEnv.WebhookInstallOptions.MutatingWebhooks).To(HaveLen(1))
+	Expect(testEnv.WebhookInstallOptions.ValidatingWebhooks).To(HaveLen(1))
+
+	scheme := testScheme()
+	wio := testEnv.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host:    wio.LocalServingHost,
+			Port:    wio.LocalServingPort,
+			CertDir: wio.LocalServingCertDir,
+		}),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(webhooks.SetupWithManager(mgr, webhooks.DefaultSizePolicy())).To(Succeed())
+
+	var ctx context.Context
+	ctx, cancel = context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(30 * time.Second).Should(BeClosed())
+	})
+
+	// Wait until the webhook server answers TLS.
+	addr := net.JoinHostPort(wio.LocalServingHost, fmt.Sprint(wio.LocalServingPort))
+	Eventually(func() error {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr,
+			&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a local test server
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
+
+	warnings = &warningRecorder{}
+	clientCfg := rest.CopyConfig(cfg)
+	clientCfg.WarningHandler = warnings
+	k8sClient, err = client.New(clientCfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+// warningRecorder keeps every Warning header the API server sends.
+type warningRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, text)
+}
+
+// take returns the warnings recorded since the last take.
+func (r *warningRecorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	msgs := r.msgs
+	r.msgs = nil
+	return msgs
+}
