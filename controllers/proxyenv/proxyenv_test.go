@@ -1,0 +1,155 @@
+package proxyenv
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+)
+
+func env(kv ...string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for i := 0; i < len(kv); i += 2 {
+		out = append(out, corev1.EnvVar{Name: kv[i], Value: kv[i+1]})
+	}
+	return out
+}
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name  string
+		env   []corev1.EnvVar
+		proxy []corev1.EnvVar
+		want  []corev1.EnvVar
+	}{
+		{name: "nothing", want: nil},
+		{
+			name:  "adds upper and lower case after other entries",
+			env:   env("A", "1"),
+			proxy: env("HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128"),
+			want:  env("A", "1", "HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128"),
+		},
+		{
+			name:  "changes a value in place of the stale one",
+			env:   env("HTTP_PROXY", "http://old:3128", "A", "1"),
+			proxy: env("HTTP_PROXY", "http://new:3128"),
+			want:  env("A", "1", "HTTP_PROXY", "http://new:3128"),
+		},
+		{
+			name: "removes every managed name when the proxy is unset",
+			env:  env("no_proxy", "x", "A", "1", "HTTPS_PROXY", "y", "B", "2"),
+			want: env("A", "1", "B", "2"),
+		},
+		{
+			name:  "drops duplicates so a repeated merge never appends",
+			env:   env("NO_PROXY", ".svc", "NO_PROXY", ".svc"),
+			proxy: env("NO_PROXY", ".svc", "NO_PROXY", ".other"),
+			want:  env("NO_PROXY", ".svc"),
+		},
+		{
+			name:  "ignores names it does not manage and empty values",
+			env:   env("A", "1"),
+			proxy: env("LD_PRELOAD", "/evil.so", "HTTPS_PROXY", "", "https_proxy", "http://p"),
+			want:  env("A", "1", "https_proxy", "http://p"),
+		},
+		{
+			name:  "is case-sensitive: Http_Proxy is someone else's",
+			env:   env("Http_Proxy", "x"),
+			proxy: env("HTTP_PROXY", "y"),
+			want:  env("Http_Proxy", "x", "HTTP_PROXY", "y"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Merge(tt.env, tt.proxy)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("Merge() mismatch (-want +got):\n%s", diff)
+			}
+			if again := Merge(got, tt.proxy); !cmp.Equal(got, again) {
+				t.Fatalf("Merge is not idempotent: %v then %v", got, again)
+			}
+		})
+	}
+}
+
+func TestFromEnvironment(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "http://u:pw@proxy:3128")
+	t.Setenv("HTTPS_PROXY", "")
+	t.Setenv("NO_PROXY", ".cluster.local")
+	want := env(
+		"HTTP_PROXY", "http://u:pw@proxy:3128", "http_proxy", "http://u:pw@proxy:3128",
+		"NO_PROXY", ".cluster.local", "no_proxy", ".cluster.local",
+	)
+	if diff := cmp.Diff(want, FromEnvironment()); diff != "" {
+		t.Fatalf("FromEnvironment() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := map[string]string{
+		"http://user:s3cret@proxy:3128":   "http://REDACTED@proxy:3128",
+		"https://user@proxy.example:8443": "https://REDACTED@proxy.example:8443",
+		"http://proxy:3128":               "http://proxy:3128",
+		".cluster.local,10.0.0.0/16":      ".cluster.local,10.0.0.0/16",
+		"user:s3cret@proxy:3128":          "REDACTED",
+		"http://us%er:pw@proxy":           "REDACTED",
+	}
+	for in, want := range tests {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzMerge(f *testing.F) {
+	f.Add("A=1,HTTP_PROXY=http://old", "HTTP_PROXY=http://new,http_proxy=http://new")
+	f.Add("no_proxy=x,NO_PROXY=y", "")
+	f.Add("", "HTTPS_PROXY=http://u:p@h:1,LD_PRELOAD=x")
+	parse := func(s string) []corev1.EnvVar {
+		var out []corev1.EnvVar
+		for _, kv := range strings.Split(s, ",") {
+			name, value, _ := strings.Cut(kv, "=")
+			out = append(out, corev1.EnvVar{Name: name, Value: value})
+		}
+		return out
+	}
+	f.Fuzz(func(t *testing.T, envSpec, proxySpec string) {
+		base, proxyVars := parse(envSpec), parse(proxySpec)
+		got := Merge(base, proxyVars)
+
+		var others []corev1.EnvVar
+		for _, e := range base {
+			if !IsManaged(e.Name) {
+				others = append(others, e)
+			}
+		}
+		if len(got) < len(others) || !cmp.Equal(others, got[:len(others)], cmpEmpty) {
+			t.Fatalf("other entries not kept in order: base %v, got %v", base, got)
+		}
+		seen := map[string]bool{}
+		for _, e := range got[len(others):] {
+			if !IsManaged(e.Name) || e.Value == "" || seen[e.Name] {
+				t.Fatalf("bad proxy entry %v in %v", e, got)
+			}
+			seen[e.Name] = true
+		}
+		if again := Merge(got, proxyVars); !cmp.Equal(got, again, cmpEmpty) {
+			t.Fatalf("not idempotent: %v then %v", got, again)
+		}
+	})
+}
+
+// cmpEmpty treats nil and empty slices alike: Merge may return either for
+// "no entries".
+var cmpEmpty = cmp.Comparer(func(a, b []corev1.EnvVar) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+})
