@@ -83,8 +83,10 @@ fmt: ## Run go fmt.
 vet: ## Run go vet.
 	go vet ./...
 
-# Unit and envtest suites: everything but the local-cluster suites under test/.
-TEST_PACKAGES = $$(go list ./... | grep -v /test/)
+# Unit and integration suites. The end-to-end suites (the local cluster's own,
+# test/e2e) run in test-e2e.
+E2E_PACKAGES = ./test/localcluster/... ./test/e2e/...
+TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e)
 
 .PHONY: test
 test: manifests generate fmt vet control-plane ## Run the unit and integration tests against the built control plane.
@@ -92,7 +94,7 @@ test: manifests generate fmt vet control-plane ## Run the unit and integration t
 
 .PHONY: test-e2e
 test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests on a local cluster (etcd, apiserver, kcm, scheduler, kwok).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test ./test/localcluster/... ./test/e2e/... -timeout 30m -v -ginkgo.v
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(E2E_PACKAGES) -timeout 30m
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.

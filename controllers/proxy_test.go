@@ -154,7 +154,7 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
 			Expect(d.Spec.Template.Spec.Containers[0].Env).To(Equal([]corev1.EnvVar{{Name: "TZ", Value: "UTC"}}))
 			eventuallyAvailable(mc, 2)
-			Expect(replicaSetsOf(mc)).To(Equal(before[mc.Name]+2))
+			Expect(replicaSetsOf(mc)).To(Equal(before[mc.Name] + 2))
 		}
 	})
 

@@ -68,7 +68,6 @@ func prunePatch(live *appsv1.Deployment, owned, want *appsv1ac.DeploymentApplyCo
 	return patch
 }
 
-
 func containersByName(d *appsv1ac.DeploymentApplyConfiguration) map[string]corev1ac.ContainerApplyConfiguration {
 	out := map[string]corev1ac.ContainerApplyConfiguration{}
 	if d == nil || d.Spec == nil || d.Spec.Template == nil || d.Spec.Template.Spec == nil {
