@@ -82,24 +82,24 @@ func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 // the resource API (discovery, /healthz) are returned as they are.
 func Resource(path string) string {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	var rest []string
+	var tail []string
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
-		rest = parts[2:] // api/v1/...
+		tail = parts[2:] // api/v1/...
 	case len(parts) >= 3 && parts[0] == "apis":
-		rest = parts[3:] // apis/group/version/...
+		tail = parts[3:] // apis/group/version/...
 	default:
 		return path
 	}
-	if len(rest) >= 2 && rest[0] == "namespaces" && len(rest) > 2 {
-		rest = rest[2:] // a namespaced resource, not the namespaces resource itself
+	if len(tail) > 2 && tail[0] == "namespaces" {
+		tail = tail[2:] // a namespaced resource, not the namespaces resource itself
 	}
-	switch len(rest) {
+	switch len(tail) {
 	case 0:
 		return path
 	case 1, 2:
-		return rest[0]
+		return tail[0]
 	default:
-		return rest[0] + "/" + rest[2]
+		return tail[0] + "/" + tail[2]
 	}
 }

@@ -84,7 +84,7 @@ var _ = Describe("Cluster", Ordered, func() {
 		}
 		if failed {
 			// The logs are the first thing to read after a failure.
-			fmt.Fprintf(GinkgoWriter, "cluster state and logs kept in %s\n", dir)
+			_, _ = fmt.Fprintf(GinkgoWriter, "cluster state and logs kept in %s\n", dir)
 			return
 		}
 		Expect(os.RemoveAll(dir)).To(Succeed())

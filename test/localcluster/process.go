@@ -57,7 +57,7 @@ func (p *process) start() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(logFile, "=== localcluster: %s starting %s %s\n",
+	_, _ = fmt.Fprintf(logFile, "=== localcluster: %s starting %s %s\n",
 		time.Now().Format(time.RFC3339Nano), p.path, strings.Join(p.args, " "))
 
 	cmd := exec.Command(p.path, p.args...)
@@ -75,16 +75,16 @@ func (p *process) start() error {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {
-		logFile.Close()
+		_ = logFile.Close()
 		return fmt.Errorf("starting %s: %w", p.component, err)
 	}
 	r := &run{cmd: cmd, done: make(chan struct{})}
 	p.cur = r
 	go func() {
 		err := cmd.Wait()
-		fmt.Fprintf(logFile, "=== localcluster: %s %s exited: %v\n",
+		_, _ = fmt.Fprintf(logFile, "=== localcluster: %s %s exited: %v\n",
 			time.Now().Format(time.RFC3339Nano), p.component, exitStatus(err))
-		logFile.Close()
+		_ = logFile.Close()
 		r.err = err
 		close(r.done)
 	}()
@@ -170,7 +170,7 @@ func (p *process) logTail() string {
 	if err != nil {
 		return err.Error()
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if fi, err := f.Stat(); err == nil && fi.Size() > maxBytes {
 		_, _ = f.Seek(-maxBytes, io.SeekEnd)
 	}
