@@ -36,8 +36,13 @@ type options struct {
 	enableHTTP2    bool
 	leaderElect    bool
 	enableWebhooks bool
-	webhookPort    int
-	sizePolicy     webhooks.SizePolicy
+	// Client-side limits of the manager's API client; client-go's defaults
+	// (5 QPS) would make a thousand Memcached objects converge in minutes.
+	kubeAPIQPS   float64
+	kubeAPIBurst int
+	workers      int
+	webhookPort  int
+	sizePolicy   webhooks.SizePolicy
 
 	// From the environment, as OLM sets it.
 	watchNamespaces []string
@@ -64,6 +69,9 @@ func parseOptions(args []string) (options, error) {
 	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size", "spec.size given to a Memcached that sets none.")
 	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size", "Smallest spec.size the validating webhook admits.")
 	fs.Var(int32Flag{&o.sizePolicy.Max}, "max-size", "Largest spec.size the validating webhook admits.")
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "Queries per second the manager's API client may send.")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "Burst of queries above --kube-api-qps the client may send.")
+	fs.IntVar(&o.workers, "max-concurrent-reconciles", 4, "Memcached objects reconciled in parallel.")
 	o.zap.BindFlags(fs)
 	ctrlconfig.RegisterFlags(fs) // --kubeconfig, read by ctrl.GetConfig
 	if err := fs.Parse(args); err != nil {
@@ -103,6 +111,7 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return err
@@ -155,6 +164,7 @@ func run(o options) error {
 		ProxyEnv:    proxyVars,
 		DefaultSize: o.sizePolicy.Default,
 		Platform:    platform,
+		Workers:     o.workers,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)
 	}

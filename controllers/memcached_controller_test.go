@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -169,6 +170,23 @@ var _ = Describe("Memcached reconciler", func() {
 		setSize(mc, 2)
 		eventuallyAvailable(mc, 2)
 		Eventually(func() error { return k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}) }, timeout, interval).Should(Succeed())
+
+		Eventually(func(g Gomega) {
+			events := &eventsv1.EventList{}
+			g.Expect(k8s.List(ctx, events, client.InNamespace(mc.Namespace))).To(Succeed())
+			var notes []string
+			for _, e := range events.Items {
+				if e.Regarding.UID == mc.UID {
+					notes = append(notes, e.Reason+": "+e.Note)
+				}
+			}
+			g.Expect(notes).To(ContainElements(
+				"Created: created Deployment with 2 pods",
+				"Resized: resized from 2 to 5 pods",
+				"Resized: resized from 5 to 1 pods",
+				"Resized: resized from 1 to 2 pods",
+			))
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("resizes through the scale subresource, as kubectl scale does", func() {
@@ -268,6 +286,40 @@ var _ = Describe("Memcached reconciler", func() {
 			}, timeout, interval).Should(Succeed(), "%T recreated", obj)
 		}
 		eventuallyAvailable(mc, 2)
+	})
+
+	It("caches only the objects it owns", func() {
+		mc := createMemcached(watchedNS, fixtures.WithSize(1))
+		eventuallyAvailable(mc, 1)
+		stranger := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: watchedNS, Name: "stranger", Labels: map[string]string{"app": "stranger"}},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "stranger"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "stranger"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "stranger"}}},
+				},
+			},
+		}
+		Expect(k8s.Create(ctx, stranger)).To(Succeed())
+		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
+		Eventually(func(g Gomega) {
+			pods := &corev1.PodList{}
+			g.Expect(k8s.List(ctx, pods, client.InNamespace(watchedNS), client.MatchingLabels{"app": "stranger"})).To(Succeed())
+			g.Expect(pods.Items).NotTo(BeEmpty())
+		}, timeout, interval).Should(Succeed())
+
+		// The stranger and its pod exist on the server; the cache lists only
+		// objects with the managed-by label.
+		for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &corev1.PodList{}} {
+			Expect(op.cache.List(ctx, list)).To(Succeed())
+			items, err := meta.ExtractList(list)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(items).NotTo(BeEmpty())
+			for _, item := range items {
+				Expect(item.(client.Object).GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "memcached-operator"))
+			}
+		}
 	})
 
 	It("ignores a Memcached in a namespace it does not watch", func() {

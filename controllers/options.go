@@ -25,6 +25,9 @@ type Options struct {
 
 	// Platform selects the pod security context that the cluster admits.
 	Platform Platform
+
+	// Workers is how many Memcached objects are reconciled at once.
+	Workers int
 }
 
 // withDefaults returns o with the zero values filled in.
@@ -34,6 +37,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.DefaultSize == 0 {
 		o.DefaultSize = 1
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
 	}
 	return o
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -79,7 +80,7 @@ var _ = BeforeSuite(func() {
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
 
-	op = startOperator(controllers.Options{DefaultSize: 3})
+	op = startOperator(controllers.Options{DefaultSize: 3, Workers: 4})
 	DeferCleanup(func() { op.stop() })
 })
 
@@ -87,7 +88,9 @@ var _ = BeforeSuite(func() {
 // requests counted.
 type operator struct {
 	requests *apicount.Counter
-	stop     func()
+	// cache is the manager's informer cache, to prove what it holds.
+	cache cache.Cache
+	stop  func()
 }
 
 // startOperator runs the reconciler with opts, watching watchedNS, as
@@ -120,5 +123,6 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 		defer close(done)
 		Expect(mgr.Start(mgrCtx)).To(Succeed())
 	}()
-	return &operator{requests: requests, stop: func() { cancel(); <-done }}
+	Expect(mgr.GetCache().WaitForCacheSync(mgrCtx)).To(BeTrue())
+	return &operator{requests: requests, cache: mgr.GetCache(), stop: func() { cancel(); <-done }}
 }
