@@ -108,26 +108,34 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, errors.Join(writeErr, err)
 	}
 	st := desiredStatus(mc, r.opts, d, pods.Items, writeErr)
-	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes),
-		"statusChanged", !equality.Semantic.DeepEqual(st, mc.Status))
-	if !equality.Semantic.DeepEqual(st, mc.Status) {
-		// The lock makes a patch computed from a stale cached object fail
-		// instead of leaving fields that only the server has changed.
-		patch := client.MergeFromWithOptions(mc.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		mc.Status = st
-		err := r.client.Status().Patch(ctx, mc, patch)
-		if apierrors.IsConflict(err) {
-			// A newer Memcached is on its way to the cache; its update
-			// event reconciles again.
-			log.FromContext(ctx).V(1).Info("status write raced a newer object; waiting for it")
-			return ctrl.Result{}, writeErr
-		}
-		if err != nil {
-			return ctrl.Result{}, errors.Join(writeErr, fmt.Errorf("writing status: %w", err))
+	changed := !equality.Semantic.DeepEqual(st, mc.Status)
+	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes), "statusChanged", changed)
+	if changed {
+		if err := r.writeStatus(ctx, mc, st); err != nil {
+			return ctrl.Result{}, errors.Join(writeErr, err)
 		}
 	}
 	// Returning the write error requeues with backoff.
 	return ctrl.Result{}, writeErr
+}
+
+// writeStatus replaces mc's status with st.
+func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memcached, st cachev1.MemcachedStatus) error {
+	// The lock makes a patch computed from a stale cached object fail instead
+	// of leaving fields that only the server has changed.
+	patch := client.MergeFromWithOptions(mc.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	mc.Status = st
+	err := r.client.Status().Patch(ctx, mc, patch)
+	if apierrors.IsConflict(err) {
+		// A newer Memcached is on its way to the cache; its update event
+		// reconciles again.
+		log.FromContext(ctx).V(1).Info("status write raced a newer object; waiting for it")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("writing status: %w", err)
+	}
+	return nil
 }
 
 // reconcileObjects applies the Deployment, Service and PDB where they differ
