@@ -170,12 +170,45 @@ undeploy: kustomize ## Remove the operator from the cluster. ignore-not-found=tr
 
 ##@ Bundle and catalog
 
+# BUNDLE_CREATED_AT is the CSV's createdAt annotation: the release date of
+# VERSION. operator-sdk writes the current time; a fixed value makes
+# `make bundle` reproducible. Set it when you bump VERSION.
+BUNDLE_CREATED_AT ?= 2026-11-30T00:00:00Z
+
+BUNDLE_DIR := bundle
+BUNDLE_CSV := $(BUNDLE_DIR)/manifests/memcached-operator.clusterserviceversion.yaml
+# The webhook Service of config/webhook: operator-sdk needs it to fill in the
+# webhookdefinitions' ports, but OLM creates its own Service for them
+# (<deploymentName>-service), so the bundle leaves this one out.
+BUNDLE_WEBHOOK_SERVICE := $(BUNDLE_DIR)/manifests/memcached-operator-webhook-service_v1_service.yaml
+
+# The build runs on a throwaway copy of config/manifests (a sibling, so its
+# ../default still resolves) in which `kustomize edit set image` sets IMG: the
+# committed kustomization is never rewritten. operator-sdk's relatedImages
+# hold only the RELATED_IMAGE_* images; with tags (no USE_IMAGE_DIGESTS) the
+# operator image is added here. With digests, operator-sdk lists every image
+# itself.
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk ## Generate the OLM bundle in bundle/ and validate it.
-	"$(OPERATOR_SDK)" generate kustomize manifests -q
-	cd config/manager && "$(KUSTOMIZE)" edit set image controller=$(IMG)
-	"$(KUSTOMIZE)" build config/manifests | "$(OPERATOR_SDK)" generate bundle $(BUNDLE_GEN_FLAGS)
-	"$(OPERATOR_SDK)" bundle validate ./bundle
+bundle: manifests kustomize operator-sdk ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them.
+	"$(OPERATOR_SDK)" generate kustomize manifests -q --interactive=false
+	@set -e; tmp="$$(mktemp -d config/.bundle-manifests.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
+	cp -R config/manifests/. "$$tmp"; \
+	(cd "$$tmp" && "$(KUSTOMIZE)" edit set image controller=$(IMG)); \
+	rm -rf $(BUNDLE_DIR)/manifests $(BUNDLE_DIR)/metadata $(BUNDLE_DIR)/tests; \
+	echo "kustomize build config/manifests (IMG=$(IMG)) | operator-sdk generate bundle $(BUNDLE_GEN_FLAGS)"; \
+	"$(KUSTOMIZE)" build "$$tmp" | "$(OPERATOR_SDK)" generate bundle $(BUNDLE_GEN_FLAGS)
+	rm -f $(BUNDLE_WEBHOOK_SERVICE)
+	sed -i 's|^    createdAt: .*|    createdAt: "$(BUNDLE_CREATED_AT)"|' $(BUNDLE_CSV)
+	@grep -qx '    createdAt: "$(BUNDLE_CREATED_AT)"' $(BUNDLE_CSV) || { echo "$(BUNDLE_CSV): createdAt not set" >&2; exit 1; }
+ifneq ($(USE_IMAGE_DIGESTS), true)
+	@grep -qx '  relatedImages:' $(BUNDLE_CSV) || { echo "$(BUNDLE_CSV): no relatedImages to add the operator image to" >&2; exit 1; }
+	sed -i '/^  relatedImages:$$/a\  - image: $(IMG)\n    name: memcached-operator' $(BUNDLE_CSV)
+endif
+	"$(OPERATOR_SDK)" bundle validate ./$(BUNDLE_DIR) --select-optional suite=operatorframework
+
+.PHONY: bundle-validate
+bundle-validate: operator-sdk ## Validate the committed bundle/ with operator-sdk's operatorframework suite (no regeneration).
+	"$(OPERATOR_SDK)" bundle validate ./$(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image.
@@ -185,15 +218,46 @@ bundle-build: ## Build the bundle image.
 bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
-# BUNDLE_IMGS lists the bundles the catalog holds, comma separated.
+# BUNDLE_IMGS lists the bundle images catalog-build puts in the catalog,
+# comma separated, oldest first.
 BUNDLE_IMGS ?= $(BUNDLE_IMG)
 
+# CATALOG_DIR is where the file-based catalog is written (git ignores it).
+CATALOG_DIR ?= catalog
+# CATALOG_BUNDLES are the bundles `make catalog` renders, comma or space
+# separated, oldest first: bundle directories (rendered offline; their image
+# field stays empty and the manifests travel inside the catalog) or bundle
+# images (pulled). In every channel of CHANNELS each replaces the one before.
+CATALOG_BUNDLES ?= $(BUNDLE_DIR)
+CATALOG_PACKAGE := memcached-operator
+CATALOG_FILE = $(CATALOG_DIR)/$(CATALOG_PACKAGE)/catalog.yaml
+
+# One catalog.yaml: the olm.package blob (with the icon), one olm.channel blob
+# per channel and the rendered olm.bundle blobs. The channel entries are the
+# bundle names `opm render` reports (its top-level `name:` lines), in order.
+.PHONY: catalog
+catalog: opm ## Render CATALOG_BUNDLES (default bundle/, offline) into a file-based catalog in catalog/ and validate it with opm.
+	@set -e; rm -rf "$(CATALOG_DIR)"; mkdir -p "$(dir $(CATALOG_FILE))"; \
+	bundles="$$("$(OPM)" render $$(echo "$(CATALOG_BUNDLES)" | tr ',' ' ') -o yaml)"; \
+	names="$$(printf '%s\n' "$$bundles" | sed -n 's/^name: //p')"; \
+	[ -n "$$names" ] || { echo "opm render found no bundle in $(CATALOG_BUNDLES)" >&2; exit 1; }; \
+	{ "$(OPM)" init $(CATALOG_PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --icon=config/manifests/icon.svg -o yaml; \
+	  for channel in $$(echo "$(CHANNELS)" | tr ',' ' '); do \
+	    printf -- '---\nschema: olm.channel\npackage: %s\nname: %s\nentries:\n' $(CATALOG_PACKAGE) "$$channel"; \
+	    prev=; for name in $$names; do \
+	      printf -- '- name: %s\n' "$$name"; [ -z "$$prev" ] || printf -- '  replaces: %s\n' "$$prev"; prev="$$name"; \
+	    done; \
+	  done; \
+	  printf '%s\n' "$$bundles"; \
+	} > "$(CATALOG_FILE)"; \
+	echo "wrote $(CATALOG_FILE): $$(echo $$names)"
+	"$(OPM)" validate "$(CATALOG_DIR)"
+
 .PHONY: catalog-build
-catalog-build: opm ## Build a file-based catalog image holding BUNDLE_IMGS.
-	mkdir -p catalog
-	"$(OPM)" render $(BUNDLE_IMGS) -o yaml > catalog/memcached-operator.yaml
-	"$(OPM)" validate catalog
-	"$(OPM)" generate dockerfile catalog
+catalog-build: opm ## Render BUNDLE_IMGS (pulled from their registry) into catalog/, validate it and build the catalog image.
+	$(MAKE) catalog CATALOG_BUNDLES="$(BUNDLE_IMGS)"
+	rm -f catalog.Dockerfile
+	"$(OPM)" generate dockerfile "$(CATALOG_DIR)"
 	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
 
 .PHONY: catalog-push

@@ -1,0 +1,224 @@
+package bundle
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// The CSV's claims about the operator. Each one is checked here so that
+// changing it takes a deliberate edit with its reason.
+func TestCSVAnnotations(t *testing.T) {
+	csv := loadBundle(t).CSV
+	manager := managerIn(t, managerPod(t, csv))
+	tests := []struct {
+		key, want, why string
+	}{
+		{"features.operators.openshift.io/proxy-aware", "true",
+			"the operator carries OLM's HTTP_PROXY, HTTPS_PROXY and NO_PROXY into every memcached container (controllers/proxyenv)"},
+		{"features.operators.openshift.io/disconnected", "true",
+			"relatedImages lists every image and the operand image comes from RELATED_IMAGE_MEMCACHED; release bundles pin digests (USE_IMAGE_DIGESTS=true)"},
+		{"features.operators.openshift.io/fips-compliant", "false",
+			"the manager is built with the upstream Go toolchain, not against a FIPS-validated crypto module"},
+		{"features.operators.openshift.io/tls-profiles", "false",
+			"the servers do not follow the cluster's APIServer tlsSecurityProfile"},
+		{"features.operators.openshift.io/token-auth-aws", "false", "the operator calls no cloud API"},
+		{"features.operators.openshift.io/token-auth-azure", "false", "the operator calls no cloud API"},
+		{"features.operators.openshift.io/token-auth-gcp", "false", "the operator calls no cloud API"},
+		{"features.operators.openshift.io/cnf", "false", "not a cloud-native network function"},
+		{"features.operators.openshift.io/cni", "false", "provides no CNI plugin"},
+		{"features.operators.openshift.io/csi", "false", "provides no CSI driver"},
+		{"capabilities", "Basic Install",
+			"install and configuration through the CR; Seamless Upgrades once an upgrade with running memcached pods is proven"},
+		{"categories", "Database", "memcached is an in-memory key-value store"},
+		{"repository", "https://github.com/example-inc/memcached-operator", "the source"},
+		{"containerImage", manager.Image, "the image the manager Deployment runs"},
+	}
+	for _, tt := range tests {
+		if got := csv.Annotations[tt.key]; got != tt.want {
+			t.Errorf("annotation %s = %q, want %q: %s", tt.key, got, tt.want, tt.why)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339, csv.Annotations["createdAt"]); err != nil {
+		t.Errorf("createdAt %q is not an RFC 3339 time: %v", csv.Annotations["createdAt"], err)
+	}
+}
+
+// OLM installs an operator with a conversion webhook only in AllNamespaces
+// mode; admission webhooks alone it scopes to the OperatorGroup's
+// namespaces. This operator still supports AllNamespaces only: its CRD, its
+// webhooks and its ClusterRole are cluster-wide, and two copies in two
+// namespaces would share the CRD at possibly different versions.
+func TestInstallModesAreAllNamespacesOnly(t *testing.T) {
+	csv := loadBundle(t).CSV
+	want := map[v1alpha1.InstallModeType]bool{
+		v1alpha1.InstallModeTypeOwnNamespace:    false,
+		v1alpha1.InstallModeTypeSingleNamespace: false,
+		v1alpha1.InstallModeTypeMultiNamespace:  false,
+		v1alpha1.InstallModeTypeAllNamespaces:   true,
+	}
+	got := map[v1alpha1.InstallModeType]bool{}
+	for _, m := range csv.Spec.InstallModes {
+		got[m.Type] = m.Supported
+	}
+	for mode, supported := range want {
+		if s, ok := got[mode]; !ok || s != supported {
+			t.Errorf("install mode %s: supported=%v (declared %v), want %v", mode, s, ok, supported)
+		}
+	}
+}
+
+// The manager Deployment runs on what OLM provides: no cert-manager volume
+// (OLM mounts its own webhook certificate at the same path, and a second
+// volume there would make the pod invalid), no metrics certificate flag
+// (OLM provides none), and every argument config/manager gives it, which
+// proves config/manifests removed the right one.
+func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
+	csv := loadBundle(t).CSV
+	pod := managerPod(t, csv)
+	manager := managerIn(t, pod)
+
+	for _, v := range pod.Volumes {
+		t.Errorf("volume %q: OLM adds the certificate volumes itself; the bundle must add none", v.Name)
+	}
+	for _, c := range append(pod.InitContainers, pod.Containers...) {
+		for _, m := range c.VolumeMounts {
+			t.Errorf("container %s mounts %s: the bundle must mount nothing", c.Name, m.MountPath)
+		}
+	}
+	for _, a := range manager.Args {
+		name, value, _ := strings.Cut(a, "=")
+		switch {
+		case strings.Contains(a, "metrics-cert") || strings.Contains(a, "k8s-metrics-server"):
+			t.Errorf("arg %q: OLM provides no metrics certificate", a)
+		case name == "--webhook-cert-mode" && value != "mounted":
+			t.Errorf("arg %q: under OLM the webhook certificate is the mounted one", a)
+		case strings.HasPrefix(name, "--webhook-cert") && strings.HasPrefix(value, "/") && value != olmWebhookCertDir:
+			t.Errorf("arg %q: OLM mounts the webhook certificate at %s", a, olmWebhookCertDir)
+		}
+	}
+
+	base := managerFromConfig(t)
+	for _, a := range base.Args {
+		if !contains(manager.Args, a) {
+			t.Errorf("arg %q of config/manager/manager.yaml is missing from the bundle's manager", a)
+		}
+	}
+	if manager.Image == "" || manager.Image == base.Image {
+		t.Errorf("manager image %q: make bundle sets it from IMG", manager.Image)
+	}
+
+	env := map[string]corev1.EnvVar{}
+	for _, e := range manager.Env {
+		env[e.Name] = e
+	}
+	watch := env["WATCH_NAMESPACE"]
+	if watch.ValueFrom == nil || watch.ValueFrom.FieldRef == nil ||
+		watch.ValueFrom.FieldRef.FieldPath != "metadata.annotations['olm.targetNamespaces']" {
+		t.Errorf("WATCH_NAMESPACE = %+v, want the olm.targetNamespaces annotation", watch)
+	}
+	// OLM injects the cluster's proxy; a value in the CSV would hide it.
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"} {
+		if _, ok := env[name]; ok {
+			t.Errorf("the CSV sets %s: leave the proxy variables to OLM", name)
+		}
+	}
+}
+
+// managerFromConfig reads the manager container of config/manager.
+func managerFromConfig(t *testing.T) corev1.Container {
+	t.Helper()
+	for _, u := range readObjects(t, managerManifest) {
+		if u.GetKind() != "Deployment" {
+			continue
+		}
+		var d appsv1.Deployment
+		fromUnstructured(t, u, &d)
+		return managerIn(t, d.Spec.Template.Spec)
+	}
+	t.Fatalf("%s holds no Deployment", managerManifest)
+	return corev1.Container{}
+}
+
+// relatedImages lists every image the operator runs or deploys, so that
+// mirroring the catalog for a disconnected cluster mirrors them all.
+func TestRelatedImagesListEveryImage(t *testing.T) {
+	csv := loadBundle(t).CSV
+	related := map[string]string{} // image -> name
+	for _, r := range csv.Spec.RelatedImages {
+		if r.Name == "" || r.Image == "" {
+			t.Errorf("related image %+v has an empty name or image", r)
+		}
+		related[r.Image] = r.Name
+	}
+	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		pod := d.Spec.Template.Spec
+		for _, c := range append(pod.InitContainers, pod.Containers...) {
+			if _, ok := related[c.Image]; !ok {
+				t.Errorf("container %s/%s runs %s, which relatedImages does not list", d.Name, c.Name, c.Image)
+			}
+			for _, e := range c.Env {
+				if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
+					want := strings.ToLower(strings.TrimPrefix(e.Name, "RELATED_IMAGE_"))
+					if got, ok := related[e.Value]; !ok || got != want {
+						t.Errorf("%s=%s: relatedImages has it as %q (listed %v), want %q", e.Name, e.Value, got, ok, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// OLM creates a Service for the webhook definitions (<deployment>-service);
+// the bundle ships no second one in front of the webhook port.
+func TestBundleShipsNoWebhookService(t *testing.T) {
+	for _, u := range bundleObjects(t) {
+		if u.GetKind() != "Service" {
+			continue
+		}
+		var svc corev1.Service
+		fromUnstructured(t, u, &svc)
+		for _, p := range svc.Spec.Ports {
+			if p.TargetPort == intstr.FromInt32(9443) || p.Port == 443 {
+				t.Errorf("%s: Service %s serves the webhook port; OLM creates that Service",
+					filepath.Base(bundleDir), svc.Name)
+			}
+		}
+	}
+}
+
+// The description tells the cluster admin facts that live elsewhere: keep
+// them in step.
+func TestDescriptionStatesCurrentFacts(t *testing.T) {
+	csv := loadBundle(t).CSV
+	manager := managerIn(t, managerPod(t, csv))
+	var image string
+	for _, e := range manager.Env {
+		if e.Name == "RELATED_IMAGE_MEMCACHED" {
+			image = e.Value
+		}
+	}
+	// Compare with the line breaks of the YAML block folded into spaces.
+	description := strings.Join(strings.Fields(csv.Spec.Description), " ")
+	p := webhooks.DefaultSizePolicy()
+	req, lim := manager.Resources.Requests, manager.Resources.Limits
+	for _, want := range []string{
+		"`" + image + "`",
+		fmt.Sprintf("gets %d pods, and sizes from %d to %d are admitted", p.Default, p.Min, p.Max),
+		fmt.Sprintf("needs %s CPU and %s of memory (limits %s and %s)",
+			req.Cpu(), req.Memory(), lim.Cpu(), lim.Memory()),
+	} {
+		if !strings.Contains(description, want) {
+			t.Errorf("the CSV description does not say %q; update config/manifests/bases", want)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package bundle holds the tests of the OLM bundle that `make bundle` writes
+// into bundle/ and of the file-based catalog made from it.
+//
+// They read the committed files only: no cluster, no image, no network.
+//
+//   - validate_test.go runs operator-framework/api's validators (the default
+//     bundle validators, OperatorHub v2, standard capabilities and categories,
+//     good practices and removed APIs) and fails on any error and on any
+//     warning not listed, with its explanation, in expectedWarnings.
+//   - metadata_test.go checks that bundle/metadata/annotations.yaml, the
+//     labels of bundle.Dockerfile and bundle/tests/scorecard/config.yaml agree.
+//   - sync_test.go checks that bundle/ is what config/ produces now: the CRD
+//     equals config/crd/bases, the webhook definitions carry the rules of
+//     config/webhook/manifests.yaml, alm-examples are config/samples.
+//   - csv_test.go checks what OLM and OperatorHub read from the CSV: the
+//     feature annotations, install modes, related images and a manager
+//     Deployment that runs on OLM's webhook certificate alone.
+//
+// When one fails after a change under config/ or api/, run `make bundle` and
+// commit bundle/ and bundle.Dockerfile with the change.
+package bundle
