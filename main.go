@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -43,6 +44,12 @@ type options struct {
 	workers      int
 	webhookPort  int
 	sizePolicy   webhooks.SizePolicy
+
+	// Serving certificates (package certs).
+	webhookCertMode      certs.Mode
+	webhookCertDir       string
+	webhookManifestsPath string
+	metricsCertPath      string
 
 	// From the environment, as OLM sets it.
 	watchNamespaces []string
@@ -66,6 +73,18 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
 		"Serve the admission webhooks (default from ENABLE_WEBHOOKS, on unless it is \"false\").")
 	fs.IntVar(&o.webhookPort, "webhook-port", webhook.DefaultPort, "Port the webhook server listens on.")
+	webhookCertMode := fs.String("webhook-cert-mode", string(certs.ModeMounted),
+		"Where the webhook serving certificate comes from: \"mounted\" reads tls.crt and tls.key from --webhook-cert-dir "+
+			"(cert-manager's Secret or OLM's mount) and reloads them when they change; \"local\" (make run) makes a CA and a "+
+			"certificate for 127.0.0.1 and points the webhook configurations at this host.")
+	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "",
+		"Directory of the webhook certificate (default "+certs.DefaultMountedDir+" when mounted; "+
+			"<user cache dir>/memcached-operator/webhook-certs when local, where it is kept and reused).")
+	fs.StringVar(&o.webhookManifestsPath, "webhook-manifests", certs.DefaultManifestsPath,
+		"The generated webhook configurations that --webhook-cert-mode=local creates on the cluster.")
+	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
+		"Directory holding tls.crt and tls.key for the metrics endpoint, reloaded when they change; "+
+			"empty: a self-signed certificate made at start.")
 	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size", "spec.size given to a Memcached that sets none.")
 	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size", "Smallest spec.size the validating webhook admits.")
 	fs.Var(int32Flag{&o.sizePolicy.Max}, "max-size", "Largest spec.size the validating webhook admits.")
@@ -79,6 +98,13 @@ func parseOptions(args []string) (options, error) {
 	}
 	if err := o.sizePolicy.Validate(); err != nil {
 		return o, err
+	}
+	var err error
+	if o.webhookCertMode, err = certs.ParseMode(*webhookCertMode); err != nil {
+		return o, fmt.Errorf("--webhook-cert-mode: %w", err)
+	}
+	if o.metricsCertPath != "" && !o.secureMetrics {
+		return o, errors.New("--metrics-cert-path needs --metrics-secure: plain HTTP metrics have no certificate")
 	}
 	o.watchNamespaces = controllers.ParseWatchNamespaces(os.Getenv("WATCH_NAMESPACE"))
 	o.memcachedImage = os.Getenv("RELATED_IMAGE_MEMCACHED")
@@ -121,26 +147,54 @@ func run(o options) error {
 		return err
 	}
 
+	// Serving certificates: see package certs. Made before the manager so
+	// that a missing or bad certificate stops the operator at once.
+	metricsCerts, err := certs.NewMetricsSource(o.metricsCertPath)
+	if err != nil {
+		return err
+	}
+	webhookCerts := certs.Source(nil)
+	if o.enableWebhooks {
+		webhookCerts, err = certs.NewWebhookSource(certs.WebhookOptions{
+			Mode:          o.webhookCertMode,
+			Dir:           o.webhookCertDir,
+			Port:          o.webhookPort,
+			ManifestsPath: o.webhookManifestsPath,
+			RESTConfig:    cfg,
+		})
+		if err != nil {
+			return err
+		}
+	}
+
 	// HTTP/2 stays off unless asked for: its stream-reset flood
 	// (CVE-2023-44487) reaches every server that speaks it.
-	var tlsOpts []func(*tls.Config)
-	if !o.enableHTTP2 {
-		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	tlsOpts := func(src certs.Source) []func(*tls.Config) {
+		opts := []func(*tls.Config){}
+		if src != nil {
+			opts = append(opts, src.ConfigureTLS)
+		}
+		if !o.enableHTTP2 {
+			opts = append(opts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+		}
+		return opts
 	}
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
-		TLSOpts:       tlsOpts,
+		TLSOpts:       tlsOpts(metricsCerts),
 	}
 	if o.secureMetrics {
 		metricsOpts.FilterProvider = metricsfilters.WithAuthenticationAndAuthorization
 	}
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(o.watchNamespaces),
-		Metrics:                metricsOpts,
-		WebhookServer:          webhook.NewServer(webhook.Options{Port: o.webhookPort, TLSOpts: tlsOpts}),
+		Scheme:  scheme,
+		Cache:   controllers.CacheOptions(o.watchNamespaces),
+		Metrics: metricsOpts,
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: webhookHost(o.webhookCertMode), Port: o.webhookPort, TLSOpts: tlsOpts(webhookCerts),
+		}),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "memcached-operator.cache.example.com",
@@ -157,7 +211,8 @@ func run(o options) error {
 		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
 	}
 	log.Info("configuration", "platform", platform, "watchNamespaces", o.watchNamespaces,
-		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks)
+		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
+		"metricsCertPath", o.metricsCertPath)
 
 	if err := controllers.NewMemcachedReconciler(mgr.GetClient(), mgr.GetEventRecorder(controllers.FieldOwner), controllers.Options{
 		Image:       o.memcachedImage,
@@ -168,9 +223,15 @@ func run(o options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)
 	}
+	if err := mgr.Add(metricsCerts); err != nil {
+		return err
+	}
 	if o.enableWebhooks {
 		if err := webhooks.SetupWithManager(mgr, o.sizePolicy); err != nil {
 			return fmt.Errorf("setting up the Memcached webhooks: %w", err)
+		}
+		if err := mgr.Add(webhookCerts); err != nil {
+			return err
 		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -186,6 +247,16 @@ func run(o options) error {
 
 	log.Info("starting manager")
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// webhookHost is where the webhook server listens: in local mode only the API
+// server on this host calls it, so nothing else on the network should reach
+// it; in a pod, the Service does.
+func webhookHost(mode certs.Mode) string {
+	if mode == certs.ModeLocal {
+		return "127.0.0.1"
+	}
+	return ""
 }
 
 // int32Flag binds a flag to an int32 field, as the API's sizes are int32.

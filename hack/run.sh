@@ -19,9 +19,23 @@ if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   echo
 fi
 
-# Webhooks join `make run` once it can give them a serving certificate.
-export ENABLE_WEBHOOKS=${ENABLE_WEBHOOKS:-false}
+# The webhooks run in local mode (package certs): the operator makes a CA and a
+# certificate for 127.0.0.1 once, keeps them in $WEBHOOK_CERT_DIR, and points
+# the webhook configurations at https://127.0.0.1:<--webhook-port> (deleting them again when
+# it stops). Only an API server on this host can call that address, so with a
+# cluster elsewhere the webhooks stay off unless ENABLE_WEBHOOKS says otherwise.
+server=$("$KUBECTL" config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null || true)
+case $server in
+  https://127.* | https://localhost | https://localhost:* | https://\[::1\]*) on_this_host=true ;;
+  *) on_this_host=false ;;
+esac
+export ENABLE_WEBHOOKS=${ENABLE_WEBHOOKS:-$on_this_host}
+if [[ $ENABLE_WEBHOOKS == false && $on_this_host == false ]]; then
+  echo "The API server ($server) is not on this host, so it could not call the webhooks: running without them (ENABLE_WEBHOOKS=true forces them on)."
+fi
+: "${WEBHOOK_CERT_DIR:=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}/webhook-certs}"
 
 "$KUSTOMIZE" build "$root/config/crd" | "$KUBECTL" apply --server-side -f -
 cd "$root"
-exec go run ./main.go ${RUN_ARGS:-} "$@"
+exec go run ./main.go --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
+  --webhook-manifests="$root/config/webhook/manifests.yaml" ${RUN_ARGS:-} "$@"

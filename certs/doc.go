@@ -1,0 +1,43 @@
+/*
+Package certs gives the manager's servers their serving certificates.
+
+Every mode is a [Source]: one of the server's TLSOpts ([Source.ConfigureTLS])
+and a manager.Runnable that keeps the certificate current ([Source.Start]).
+There is one file per mode:
+
+  - mounted.go: [MountedSource] serves tls.crt and tls.key from a directory
+    that something else fills: cert-manager's Secret volume (config/default
+    mounts Secret webhook-server-cert at [DefaultMountedDir]) or OLM, which
+    mounts its own certificate at the same path. Kubelet updates a mounted
+    Secret in place when the certificate is renewed; controller-runtime's
+    certwatcher notices and the server presents the new certificate at the
+    next handshake, without a restart.
+  - local.go: [LocalSource] is for `make run`, where the operator runs on the
+    developer's host and the API server runs there too. It generates a CA and
+    a serving certificate for 127.0.0.1 and localhost once, keeps them in a
+    directory and reuses them while they are valid, and points the webhook
+    configurations (config/webhook/manifests.yaml, renamed with
+    [LocalNamePrefix]) at https://127.0.0.1:<port>/<path> with that CA. It
+    deletes those configurations again when the manager stops, so a stopped
+    `make run` leaves no webhook behind that fails every request.
+  - metrics.go: [NewMetricsSource] serves the metrics endpoint with a mounted
+    certificate when there is one (--metrics-cert-path), and otherwise leaves
+    the choice to controller-runtime, which generates a self-signed
+    certificate at start. OLM provides no metrics certificate.
+
+The webhook server's mode is picked by [WebhookOptions.Mode]
+(--webhook-cert-mode): [ModeMounted], the default and the only mode for a
+cluster install, or [ModeLocal].
+
+Use it from main:
+
+	webhookCerts, err := certs.NewWebhookSource(certs.WebhookOptions{Mode: mode, Dir: dir, Port: port, RESTConfig: cfg})
+	metricsCerts, err := certs.NewMetricsSource(metricsCertPath)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		WebhookServer: webhook.NewServer(webhook.Options{Port: port, TLSOpts: []func(*tls.Config){webhookCerts.ConfigureTLS}}),
+		Metrics:       metricsserver.Options{SecureServing: true, TLSOpts: []func(*tls.Config){metricsCerts.ConfigureTLS}},
+	})
+	err = mgr.Add(webhookCerts)
+	err = mgr.Add(metricsCerts)
+*/
+package certs

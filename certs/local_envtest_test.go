@@ -1,0 +1,161 @@
+package certs_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// Local mode as `make run` uses it, against a real API server: the API server
+// calls the webhooks on 127.0.0.1 through the configurations the source
+// writes, trusting the local CA, and the configurations go away when the
+// manager stops.
+func TestLocalModeAgainstAnAPIServer(t *testing.T) {
+	binDir := fixtures.ControlPlaneDir()
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(binDir, bin)); err != nil {
+			t.Skipf("no %s in %s (run make control-plane): %v", bin, binDir, err)
+		}
+	}
+	g := NewWithT(t)
+	logToTest(t)
+
+	env := &envtest.Environment{
+		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true},
+		BinaryAssetsDirectory: binDir,
+	}
+	cfg, err := env.Start()
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = env.Stop() })
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	port := freePort(t)
+	dir := t.TempDir()
+	newSource := func() certs.Source {
+		src, err := certs.NewWebhookSource(certs.WebhookOptions{
+			Mode:          certs.ModeLocal,
+			Dir:           dir,
+			Port:          port,
+			ManifestsPath: filepath.Join(fixtures.WebhookDir(), "manifests.yaml"),
+			RESTConfig:    cfg,
+		})
+		g.Expect(err).NotTo(HaveOccurred())
+		return src
+	}
+	src := newSource()
+	local := src.(*certs.LocalSource)
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: "127.0.0.1", Port: port, TLSOpts: []func(*tls.Config){src.ConfigureTLS},
+		}),
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(webhooks.SetupWithManager(mgr, webhooks.DefaultSizePolicy())).To(Succeed())
+	g.Expect(mgr.Add(src)).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- mgr.Start(ctx) }()
+	t.Cleanup(cancel)
+
+	// The API server refuses a bad Memcached through the webhook ...
+	g.Eventually(func() error {
+		return k8s.Create(ctx, fixtures.Memcached("default", "too-big", fixtures.WithSize(40)))
+	}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).
+		Should(MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+	// ... and defaults a good one.
+	mc := fixtures.Memcached("default", "defaulted")
+	g.Expect(k8s.Create(ctx, mc)).To(Succeed())
+	g.Expect(mc.Spec.Size).To(HaveValue(Equal(webhooks.DefaultSizePolicy().Default)))
+
+	var validating admissionregistrationv1.ValidatingWebhookConfiguration
+	g.Expect(k8s.Get(ctx, client.ObjectKey{Name: certs.LocalNamePrefix + "validating-webhook-configuration"}, &validating)).To(Succeed())
+	g.Expect(validating.Webhooks).To(HaveLen(2))
+	for _, w := range validating.Webhooks {
+		g.Expect(w.ClientConfig.CABundle).To(Equal(local.CABundle()))
+		g.Expect(*w.ClientConfig.URL).To(HavePrefix("https://127.0.0.1:" + strconv.Itoa(port) + "/"))
+	}
+
+	// Stopping the manager removes the configurations: no webhook is left
+	// to refuse every request while nothing serves it.
+	cancel()
+	g.Eventually(stopped).WithTimeout(30 * time.Second).Should(Receive(BeNil()))
+	for name, obj := range map[string]client.Object{
+		"mutating-webhook-configuration":   &admissionregistrationv1.MutatingWebhookConfiguration{},
+		"validating-webhook-configuration": &admissionregistrationv1.ValidatingWebhookConfiguration{},
+	} {
+		err := k8s.Get(context.Background(), client.ObjectKey{Name: certs.LocalNamePrefix + name}, obj)
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%s: %v", name, err)
+	}
+
+	// The next run reuses the CA.
+	g.Expect(newSource().(*certs.LocalSource).CABundle()).To(Equal(local.CABundle()))
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// logToTest collects the manager's logs and shows them if the test fails.
+// (t.Log cannot be the sink: controller-runtime may still log after the test
+// has returned.)
+func logToTest(t *testing.T) {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	logf.SetLogger(zap.New(zap.WriteTo(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})), zap.UseDevMode(true)))
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Log(buf.String())
+		}
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

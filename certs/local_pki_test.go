@@ -1,0 +1,154 @@
+package certs
+
+import (
+	"bytes"
+	"crypto/x509"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLocalPKIIsMadeOnceAndReused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "webhook-certs")
+	now := time.Now()
+
+	first, reason, err := loadOrCreateLocalPKI(dir, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason == "" {
+		t.Fatal("first run: reused files that did not exist")
+	}
+	second, reason, err := loadOrCreateLocalPKI(dir, now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason != "" {
+		t.Fatalf("second run made new certificates: %s", reason)
+	}
+	if !bytes.Equal(first.caPEM, second.caPEM) || !bytes.Equal(first.certPEM, second.certPEM) || !bytes.Equal(first.keyPEM, second.keyPEM) {
+		t.Fatal("second run returned other certificates")
+	}
+	for name, mode := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, KeyFile): 0o600} {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v", name, fi.Mode().Perm(), mode)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ca.key")); !os.IsNotExist(err) {
+		t.Errorf("the CA's key is kept on disk (%v); it should be thrown away after signing", err)
+	}
+}
+
+func TestLocalPKICertificate(t *testing.T) {
+	pki, err := newLocalPKI(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := parseCertificatePEM(pki.caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := parseCertificatePEM(pki.certPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ca.IsCA || leaf.IsCA {
+		t.Fatalf("IsCA: CA %v, serving certificate %v", ca.IsCA, leaf.IsCA)
+	}
+	if len(leaf.IPAddresses) != 1 || !leaf.IPAddresses[0].Equal(net.ParseIP("127.0.0.1")) {
+		t.Errorf("IP SANs %v, want [127.0.0.1]", leaf.IPAddresses)
+	}
+	if len(leaf.DNSNames) != 1 || leaf.DNSNames[0] != "localhost" {
+		t.Errorf("DNS SANs %v, want [localhost]", leaf.DNSNames)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	for _, name := range []string{"127.0.0.1", "localhost"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: name, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+			t.Errorf("does not verify against the CA for %s: %v", name, err)
+		}
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: "example.com"}); err == nil {
+		t.Error("verifies for example.com")
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: x509.NewCertPool(), DNSName: "localhost"}); err == nil {
+		t.Error("verifies without the CA")
+	}
+}
+
+// A kept CA and certificate are replaced, both together, whenever they could
+// not serve: files missing or damaged, a certificate from another CA, or
+// close to expiry.
+func TestLocalPKIIsMadeAgainWhenUnusable(t *testing.T) {
+	other, err := newLocalPKI(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		later  time.Duration
+		remade bool
+	}{
+		{name: "intact", damage: func(*testing.T, string) {}, remade: false},
+		{name: "intact, a day later", damage: func(*testing.T, string) {}, later: 24 * time.Hour, remade: false},
+		{name: "key missing", damage: remove(KeyFile), remade: true},
+		{name: "CA missing", damage: remove(CAFile), remade: true},
+		{name: "certificate damaged", damage: overwrite(CertFile, []byte("not PEM")), remade: true},
+		{name: "key of another certificate", damage: overwrite(KeyFile, other.keyPEM), remade: true},
+		{name: "another CA", damage: overwrite(CAFile, other.caPEM), remade: true},
+		{name: "CA file holds the serving certificate", damage: overwrite(CAFile, other.certPEM), remade: true},
+		{name: "certificate expires within the renewal window", damage: func(*testing.T, string) {}, later: localCertValidity - localRenewBefore + time.Hour, remade: true},
+		{name: "certificate expired", damage: func(*testing.T, string) {}, later: 2 * localCertValidity, remade: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			now := time.Now()
+			before, _, err := loadOrCreateLocalPKI(dir, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.damage(t, dir)
+
+			after, reason, err := loadOrCreateLocalPKI(dir, now.Add(tt.later))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if remade := reason != ""; remade != tt.remade {
+				t.Fatalf("remade = %v (%q), want %v", remade, reason, tt.remade)
+			}
+			if !tt.remade {
+				return
+			}
+			if bytes.Equal(before.caPEM, after.caPEM) || bytes.Equal(before.certPEM, after.certPEM) {
+				t.Error("kept part of the old CA and certificate")
+			}
+			if _, err := loadLocalPKI(dir, now.Add(tt.later)); err != nil {
+				t.Errorf("the new files do not load: %v", err)
+			}
+		})
+	}
+}
+
+func remove(name string) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func overwrite(name string, data []byte) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

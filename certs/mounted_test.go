@@ -1,0 +1,229 @@
+package certs_test
+
+import (
+	"context"
+	"crypto/tls"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/secretvolume"
+)
+
+// newKeyPair returns a self-signed certificate and key in PEM, like a
+// cert-manager SelfSigned issuer's, and the certificate's serial number.
+func newKeyPair(t *testing.T, host string) (map[string][]byte, *big.Int) {
+	t.Helper()
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{certs.CertFile: certPEM, certs.KeyFile: keyPEM, certs.CAFile: certPEM}, pair.Leaf.SerialNumber
+}
+
+// serve runs a TLS server configured by src on 127.0.0.1 and returns its
+// address; servedSerial tells which certificate it presents.
+func serve(t *testing.T, src certs.Source) string {
+	t.Helper()
+	cfg := &tls.Config{}
+	src.ConfigureTLS(cfg)
+	l, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = conn.(*tls.Conn).Handshake()
+			_ = conn.Close()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func servedSerial(addr string) (*big.Int, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr,
+		&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the test looks at the certificate, it does not trust it
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.ConnectionState().PeerCertificates[0].SerialNumber, nil
+}
+
+// A renewed Secret reaches the server without a restart: kubelet swaps the
+// volume's files, and the next handshake presents the new certificate.
+func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	first, firstSerial := newKeyPair(t, "webhook-service.system.svc")
+	g.Expect(secretvolume.Write(dir, first)).To(Succeed())
+
+	src, err := certs.NewMounted(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(src.NeedLeaderElection()).To(BeFalse())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- src.Start(ctx) }()
+	t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
+
+	addr := serve(t, src)
+	g.Expect(servedSerial(addr)).To(Equal(firstSerial))
+
+	for i := range 2 { // twice: the watch must survive a swap
+		renewed, renewedSerial := newKeyPair(t, "webhook-service.system.svc")
+		g.Expect(secretvolume.Write(dir, renewed)).To(Succeed())
+		g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
+			WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).
+			Should(Equal(renewedSerial), "renewal %d", i+1)
+	}
+}
+
+// Files written in place (not through a symlink swap) are picked up too.
+func TestMountedSourceReloadsRewrittenFiles(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	write := func(files map[string][]byte) {
+		for name, data := range files {
+			g.Expect(os.WriteFile(filepath.Join(dir, name), data, 0o600)).To(Succeed())
+		}
+	}
+	first, firstSerial := newKeyPair(t, "a")
+	write(first)
+	src, err := certs.NewMounted(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- src.Start(ctx) }()
+	t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
+	addr := serve(t, src)
+	g.Expect(servedSerial(addr)).To(Equal(firstSerial))
+
+	second, secondSerial := newKeyPair(t, "b")
+	write(second)
+	g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
+		WithTimeout(15 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(secondSerial))
+}
+
+func TestNewMountedFailsClearly(t *testing.T) {
+	pair, _ := newKeyPair(t, "a")
+	other, _ := newKeyPair(t, "b")
+	tests := []struct {
+		name    string
+		files   map[string][]byte
+		wantErr []string
+	}{
+		{name: "empty directory", files: nil, wantErr: []string{"tls.crt", "no such file"}},
+		{name: "key missing", files: map[string][]byte{certs.CertFile: pair[certs.CertFile]}, wantErr: []string{"tls.key"}},
+		{name: "key of another certificate", files: map[string][]byte{certs.CertFile: pair[certs.CertFile], certs.KeyFile: other[certs.KeyFile]},
+			wantErr: []string{"private key does not match"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, data := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := certs.NewMounted(dir)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range append(tt.wantErr, dir) {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+	if _, err := certs.NewMounted(""); err == nil {
+		t.Error("no error for an empty directory name")
+	}
+}
+
+// Without a metrics certificate, controller-runtime's fallback applies: the
+// source leaves GetCertificate unset. With one, it is served.
+func TestMetricsSource(t *testing.T) {
+	g := NewWithT(t)
+	fallback, err := certs.NewMetricsSource("")
+	g.Expect(err).NotTo(HaveOccurred())
+	cfg := &tls.Config{}
+	fallback.ConfigureTLS(cfg)
+	g.Expect(cfg.GetCertificate).To(BeNil())
+	g.Expect(fallback.Start(context.Background())).To(Succeed())
+
+	dir := t.TempDir()
+	pair, serial := newKeyPair(t, "metrics")
+	g.Expect(secretvolume.Write(dir, pair)).To(Succeed())
+	mounted, err := certs.NewMetricsSource(dir)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(servedSerial(serve(t, mounted))).To(Equal(serial))
+
+	_, err = certs.NewMetricsSource(t.TempDir())
+	g.Expect(err).To(MatchError(HavePrefix("metrics: mounted certificate in")))
+}
+
+func TestParseMode(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    certs.Mode
+		wantErr bool
+	}{
+		{in: "mounted", want: certs.ModeMounted},
+		{in: "local", want: certs.ModeLocal},
+		{in: "", wantErr: true},
+		{in: "Local", wantErr: true},
+		{in: "self-signed", wantErr: true},
+	} {
+		got, err := certs.ParseMode(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseMode(%q) = %q, %v", tt.in, got, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "mounted, local") {
+			t.Errorf("ParseMode(%q): error %q does not list the modes", tt.in, err)
+		}
+	}
+}
+
+func TestNewWebhookSourceFailsClearly(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    certs.WebhookOptions
+		wantErr string
+	}{
+		{name: "unknown mode", opts: certs.WebhookOptions{Mode: "vault"}, wantErr: `unknown webhook certificate mode "vault"`},
+		{name: "mounted without files", opts: certs.WebhookOptions{Dir: "/nonexistent/serving-certs"}, wantErr: "mounted certificate in /nonexistent/serving-certs"},
+		{name: "local without manifests", opts: certs.WebhookOptions{Mode: certs.ModeLocal, Dir: "x", Port: 9443, ManifestsPath: "/nonexistent/manifests.yaml"},
+			wantErr: "reading the webhook configurations"},
+		{name: "local without REST config", opts: certs.WebhookOptions{Mode: certs.ModeLocal, Dir: "x", Port: 9443, ManifestsPath: "mounted_test.go"},
+			wantErr: "no REST config"},
+		{name: "local on no port", opts: certs.WebhookOptions{Mode: certs.ModeLocal, Dir: "x", ManifestsPath: "mounted_test.go", RESTConfig: &rest.Config{}},
+			wantErr: "webhook port 0 is not a TCP port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := certs.NewWebhookSource(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,372 @@
+package e2e
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	cmapiutil "github.com/cert-manager/cert-manager/pkg/api/util"
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/secretvolume"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// The `kubectl apply` install path, with cert-manager issuing and renewing
+// the webhook's serving certificate and injecting its CA.
+var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
+	var (
+		install        *installation
+		webhookService *corev1.Service
+		webhookCert    *cmapi.Certificate
+		metricsCert    *cmapi.Certificate
+
+		// Where the operator reads its certificates: the test writes the
+		// Secrets there, as kubelet would into the pod's Secret volumes.
+		webhookCertDir = func() string { return filepath.Join(workDir, "webhook-certs") }
+		metricsCertDir = func() string { return filepath.Join(workDir, "metrics-certs") }
+
+		operator                            *operatorProcess
+		webhookPort, metricsPort, probePort int
+		testNamespace                       = "e2e"
+	)
+
+	AfterAll(func() {
+		if operator == nil {
+			return
+		}
+		Expect(operator.stop(15 * time.Second)).To(Succeed())
+		if CurrentSpecReport().Failed() {
+			GinkgoWriter.Println(tail(operator.logPath, 60))
+		}
+	})
+
+	It("installs config/default; cert-manager issues the webhook certificate and injects its CA", func(ctx SpecContext) {
+		manifests, err := buildConfigDefault()
+		Expect(err).NotTo(HaveOccurred())
+		install, err = decodeInstallation(manifests)
+		Expect(err).NotTo(HaveOccurred())
+		webhookService, err = install.webhookService()
+		Expect(err).NotTo(HaveOccurred())
+		webhookCert, err = install.injectedCertificate()
+		Expect(err).NotTo(HaveOccurred())
+
+		By("applying kustomize build config/default with kubectl, as make deploy does")
+		start := time.Now()
+		Expect(kubectl(ctx, manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
+
+		By("waiting for the Certificate to be Ready")
+		Eventually(func(g Gomega) {
+			crt := &cmapi.Certificate{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt)).To(Succeed())
+			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
+				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
+			})).To(BeTrue(), "conditions: %+v", crt.Status.Conditions)
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		GinkgoWriter.Printf("Certificate Ready %s after kubectl apply\n", time.Since(start).Round(time.Millisecond))
+
+		By("checking the Secret holds a certificate for <service>.<namespace>.svc, signed by its CA")
+		secret := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
+		leaf, ca := parseSecret(secret)
+		roots := x509.NewCertPool()
+		roots.AddCert(ca)
+		serviceName := webhookService.Name + "." + webhookService.Namespace + ".svc"
+		Expect(leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: serviceName})).Error().NotTo(HaveOccurred())
+
+		By("checking the CA is injected into both webhook configurations")
+		Eventually(func(g Gomega) {
+			bundles := webhookCABundles(ctx, g, install)
+			g.Expect(bundles).To(HaveLen(3), "three webhooks")
+			for name, bundle := range bundles {
+				g.Expect(bundle).To(Equal(secret.Data["ca.crt"]), "webhook %s", name)
+			}
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		GinkgoWriter.Printf("CA injected %s after kubectl apply\n", time.Since(start).Round(time.Millisecond))
+
+		By("waiting for the metrics Certificate too")
+		metricsSecret, err := install.mountedSecret(install.managerArg("metrics-cert-path"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range install.certificates {
+			if c.Spec.SecretName == metricsSecret {
+				metricsCert = c
+			}
+		}
+		Expect(metricsCert).NotTo(BeNil())
+		Eventually(func(g Gomega) {
+			crt := &cmapi.Certificate{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(metricsCert), crt)).To(Succeed())
+			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
+				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
+			})).To(BeTrue())
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+	}, SpecTimeout(3*time.Minute))
+
+	It("runs the operator with the issued certificate; the API server calls it through the injected CA", func(ctx SpecContext) {
+		Expect(webhookCert).NotTo(BeNil(), "needs the previous spec")
+
+		By("writing the certificate Secrets to the directories the operator reads, as kubelet does for a mounted Secret")
+		secret := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
+		Expect(secretvolume.Write(webhookCertDir(), secret.Data)).To(Succeed())
+		metricsSecret := getSecret(ctx, metricsCert.Namespace, metricsCert.Spec.SecretName)
+		Expect(secretvolume.Write(metricsCertDir(), metricsSecret.Data)).To(Succeed())
+
+		By("starting the operator binary on the host, webhooks in mounted mode")
+		var err error
+		for _, p := range []*int{&webhookPort, &metricsPort, &probePort} {
+			*p, err = freePort()
+			Expect(err).NotTo(HaveOccurred())
+		}
+		start := time.Now()
+		operator, err = startOperator(operatorBinary, cluster.KubeconfigPath(), filepath.Join(workDir, "operator.log"),
+			"--webhook-cert-mode=mounted",
+			"--webhook-cert-dir="+webhookCertDir(),
+			"--webhook-port="+strconv.Itoa(webhookPort),
+			"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort),
+			"--metrics-cert-path="+metricsCertDir(),
+			"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
+		)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) {
+			g.Expect(operator.running()).To(BeTrue(), "the operator exited:\n%s", tail(operator.logPath, 30))
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
+			g.Expect(err).NotTo(HaveOccurred())
+			_ = resp.Body.Close()
+			g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		GinkgoWriter.Printf("operator ready %s after start\n", time.Since(start).Round(time.Millisecond))
+
+		By("checking both servers present the issued certificates")
+		Expect(servedCertificateSerial(ctx, webhookPort)).To(Equal(secretSerial(secret)))
+		Expect(servedCertificateSerial(ctx, metricsPort)).To(Equal(secretSerial(metricsSecret)))
+
+		// Pods run no processes here, so the Service's endpoints lead
+		// nowhere. Route the API server's calls to the host instead, without
+		// touching what it trusts or the name it checks: the configurations
+		// keep calling the webhook Service (so the API server still verifies
+		// the certificate for <service>.<namespace>.svc against the injected
+		// CA), their clientConfig.service.port becomes the operator's port,
+		// and the Service becomes an ExternalName for localhost, which the
+		// API server's service resolver dials directly. (A clientConfig URL
+		// of https://127.0.0.1:<port> would make the API server check the
+		// certificate for 127.0.0.1, which cert-manager's certificate for
+		// the Service does not name.)
+		By("routing the API server's webhook calls to the operator on the host")
+		routeWebhooksToHost(ctx, install, webhookService, webhookPort)
+
+		By("creating a Memcached of size 40: the API server rejects it")
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}})).To(Succeed())
+		start = time.Now()
+		Eventually(func() error {
+			return k8s.Create(ctx, fixtures.Memcached(testNamespace, "too-big", fixtures.WithSize(40)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
+			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+		GinkgoWriter.Printf("first webhook answer %s after routing\n", time.Since(start).Round(time.Millisecond))
+
+		By("creating a Memcached without a size: defaulted, then reconciled")
+		mc := fixtures.Memcached(testNamespace, "cache")
+		Expect(k8s.Create(ctx, mc)).To(Succeed())
+		want := webhooks.DefaultSizePolicy().Default
+		Expect(mc.Spec.Size).To(HaveValue(Equal(want)))
+		start = time.Now()
+		Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
+			g.Expect(d.Status.ReadyReplicas).To(Equal(want))
+			got := &cachev1.Memcached{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(mc), got)).To(Succeed())
+			g.Expect(got.Status.Nodes).To(HaveLen(int(want)))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		GinkgoWriter.Printf("Memcached reconciled (%d ready pods, status.nodes filled) in %s\n", want, time.Since(start).Round(time.Millisecond))
+	}, SpecTimeout(3*time.Minute))
+
+	It("renews the certificate through cert-manager; the webhook serves the new one without a restart", func(ctx SpecContext) {
+		Expect(operator).NotTo(BeNil(), "needs the previous spec")
+		pid := operator.cmd.Process.Pid
+		old := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
+		oldSerial := secretSerial(old)
+
+		By("asking cert-manager to renew, as cmctl renew does: an Issuing condition on the Certificate")
+		start := time.Now()
+		Eventually(func() error {
+			crt := &cmapi.Certificate{}
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt); err != nil {
+				return err
+			}
+			cmapiutil.SetCertificateCondition(crt, crt.Generation, cmapi.CertificateConditionIssuing, cmmeta.ConditionTrue,
+				"ManuallyTriggered", "Certificate re-issuance manually triggered")
+			return k8s.Status().Update(ctx, crt)
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+
+		var renewed *corev1.Secret
+		Eventually(func(g Gomega) {
+			crt := &cmapi.Certificate{}
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt)).To(Succeed())
+			g.Expect(crt.Status.Revision).To(HaveValue(BeNumerically(">=", 2)))
+			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
+				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
+			})).To(BeTrue())
+			renewed = getSecretG(ctx, g, webhookCert.Namespace, webhookCert.Spec.SecretName)
+			g.Expect(secretSerial(renewed)).NotTo(Equal(oldSerial))
+		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		newSerial := secretSerial(renewed)
+		GinkgoWriter.Printf("renewed %s after the request: serial %x -> %x\n",
+			time.Since(start).Round(time.Millisecond), oldSerial, newSerial)
+
+		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
+		Expect(secretvolume.Write(webhookCertDir(), renewed.Data)).To(Succeed())
+
+		By("checking the webhook server presents the new certificate")
+		start = time.Now()
+		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, webhookPort) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(newSerial))
+		GinkgoWriter.Printf("new certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
+
+		// cert-manager's CA injector adds the new CA to the bundle and keeps
+		// the old one (feature CAInjectorMerging, on by default), so that
+		// servers still presenting the old certificate stay trusted while the
+		// new one reaches them.
+		By("checking the API server trusts it: the new CA is injected and a bad Memcached is still rejected")
+		newLeaf, newCA := parseSecret(renewed)
+		_, oldCA := parseSecret(old)
+		Eventually(func(g Gomega) {
+			for name, bundle := range webhookCABundles(ctx, g, install) {
+				cas := pemCertificates(g, bundle)
+				g.Expect(cas).To(ContainElement(newCA), "webhook %s", name)
+				g.Expect(cas).To(ContainElement(oldCA), "webhook %s", name)
+				roots := x509.NewCertPool()
+				for _, ca := range cas {
+					roots.AddCert(ca)
+				}
+				g.Expect(newLeaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: webhookService.Name + "." + webhookService.Namespace + ".svc"})).
+					Error().NotTo(HaveOccurred(), "webhook %s", name)
+			}
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Eventually(func() error {
+			return k8s.Create(ctx, fixtures.Memcached(testNamespace, "too-big-after-renewal", fixtures.WithSize(40)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
+			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+		mc := fixtures.Memcached(testNamespace, "after-renewal", fixtures.WithSize(2))
+		Expect(k8s.Create(ctx, mc)).To(Succeed())
+
+		By("checking the operator was not restarted")
+		Expect(operator.running()).To(BeTrue())
+		Expect(operator.cmd.Process.Pid).To(Equal(pid))
+	}, SpecTimeout(3*time.Minute))
+})
+
+func getSecret(ctx context.Context, namespace, name string) *corev1.Secret {
+	GinkgoHelper()
+	s := &corev1.Secret{}
+	Expect(k8s.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s)).To(Succeed())
+	return s
+}
+
+func getSecretG(ctx context.Context, g Gomega, namespace, name string) *corev1.Secret {
+	s := &corev1.Secret{}
+	g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s)).To(Succeed())
+	return s
+}
+
+// parseSecret returns the certificate and the CA of a kubernetes.io/tls
+// Secret written by cert-manager.
+func parseSecret(s *corev1.Secret) (leaf, ca *x509.Certificate) {
+	GinkgoHelper()
+	parse := func(key string) *x509.Certificate {
+		block, _ := pem.Decode(s.Data[key])
+		Expect(block).NotTo(BeNil(), "Secret %s/%s has no PEM %s", s.Namespace, s.Name, key)
+		c, err := x509.ParseCertificate(block.Bytes)
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	return parse(certs.CertFile), parse(certs.CAFile)
+}
+
+// pemCertificates parses a PEM bundle such as a caBundle.
+func pemCertificates(g Gomega, bundle []byte) []*x509.Certificate {
+	var out []*x509.Certificate
+	for block, rest := pem.Decode(bundle); block != nil; block, rest = pem.Decode(rest) {
+		c, err := x509.ParseCertificate(block.Bytes)
+		g.Expect(err).NotTo(HaveOccurred())
+		out = append(out, c)
+	}
+	return out
+}
+
+func secretSerial(s *corev1.Secret) *big.Int {
+	GinkgoHelper()
+	leaf, _ := parseSecret(s)
+	return leaf.SerialNumber
+}
+
+// webhookCABundles is the caBundle of every webhook of the installed
+// configurations, by webhook name.
+func webhookCABundles(ctx context.Context, g Gomega, in *installation) map[string][]byte {
+	bundles := map[string][]byte{}
+	for _, m := range in.mutating {
+		got := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), got)).To(Succeed())
+		for _, w := range got.Webhooks {
+			bundles[w.Name] = w.ClientConfig.CABundle
+		}
+	}
+	for _, v := range in.validating {
+		got := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(v), got)).To(Succeed())
+		for _, w := range got.Webhooks {
+			bundles[w.Name] = w.ClientConfig.CABundle
+		}
+	}
+	return bundles
+}
+
+// routeWebhooksToHost makes the API server's calls to the webhook Service
+// reach port on this host: the Service becomes an ExternalName for
+// localhost, and each webhook's clientConfig.service.port becomes port. See
+// the comment where it is called.
+func routeWebhooksToHost(ctx context.Context, in *installation, svc *corev1.Service, port int) {
+	GinkgoHelper()
+	current := &corev1.Service{}
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(svc), current)).To(Succeed())
+	external := current.DeepCopy()
+	external.Spec = corev1.ServiceSpec{
+		Type:         corev1.ServiceTypeExternalName,
+		ExternalName: "localhost",
+		Ports:        current.Spec.Ports,
+	}
+	Expect(k8s.Update(ctx, external)).To(Succeed())
+
+	patch := func(obj client.Object, hooks int) {
+		ops := ""
+		for i := range hooks {
+			if i > 0 {
+				ops += ","
+			}
+			ops += fmt.Sprintf(`{"op":"replace","path":"/webhooks/%d/clientConfig/service/port","value":%d}`, i, port)
+		}
+		Expect(k8s.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, []byte("["+ops+"]")))).To(Succeed())
+	}
+	for _, m := range in.mutating {
+		patch(m.DeepCopy(), len(m.Webhooks))
+	}
+	for _, v := range in.validating {
+		patch(v.DeepCopy(), len(v.Webhooks))
+	}
+}
