@@ -60,6 +60,19 @@ type options struct {
 
 func parseOptions(args []string) (options, error) {
 	o := options{sizePolicy: webhooks.DefaultSizePolicy()}
+	// Under OLM a Subscription can set the operator's environment but not its
+	// arguments, so the size policy can come from either; a flag wins.
+	for env, field := range map[string]*int32{
+		"MEMCACHED_DEFAULT_SIZE": &o.sizePolicy.Default,
+		"MEMCACHED_MIN_SIZE":     &o.sizePolicy.Min,
+		"MEMCACHED_MAX_SIZE":     &o.sizePolicy.Max,
+	} {
+		if v, ok := os.LookupEnv(env); ok && v != "" {
+			if err := (int32Flag{field}).Set(v); err != nil {
+				return o, fmt.Errorf("%s=%q: %w", env, v, err)
+			}
+		}
+	}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
 		"Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
@@ -85,9 +98,12 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
 		"Directory holding tls.crt and tls.key for the metrics endpoint, reloaded when they change; "+
 			"empty: a self-signed certificate made at start.")
-	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size", "spec.size given to a Memcached that sets none.")
-	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size", "Smallest spec.size the validating webhook admits.")
-	fs.Var(int32Flag{&o.sizePolicy.Max}, "max-size", "Largest spec.size the validating webhook admits.")
+	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size",
+		"spec.size given to a Memcached that sets none (default from MEMCACHED_DEFAULT_SIZE).")
+	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size",
+		"Smallest spec.size the validating webhook admits (default from MEMCACHED_MIN_SIZE).")
+	fs.Var(int32Flag{&o.sizePolicy.Max}, "max-size",
+		"Largest spec.size the validating webhook admits (default from MEMCACHED_MAX_SIZE).")
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "Queries per second the manager's API client may send.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "Burst of queries above --kube-api-qps the client may send.")
 	fs.IntVar(&o.workers, "max-concurrent-reconciles", 4, "Memcached objects reconciled in parallel.")

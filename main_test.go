@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+func TestParseOptionsSizePolicy(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		want    webhooks.SizePolicy
+		wantErr string
+	}{
+		{name: "defaults", want: webhooks.SizePolicy{Default: 3, Min: 1, Max: 16}},
+		{name: "flags", args: []string{"--default-size=2", "--min-size=2", "--max-size=4"},
+			want: webhooks.SizePolicy{Default: 2, Min: 2, Max: 4}},
+		{name: "environment, as a Subscription sets it",
+			env:  map[string]string{"MEMCACHED_DEFAULT_SIZE": "5", "MEMCACHED_MAX_SIZE": "32"},
+			want: webhooks.SizePolicy{Default: 5, Min: 1, Max: 32}},
+		{name: "a flag wins over the environment",
+			env: map[string]string{"MEMCACHED_MAX_SIZE": "32"}, args: []string{"--max-size=8"},
+			want: webhooks.SizePolicy{Default: 3, Min: 1, Max: 8}},
+		{name: "default above max", args: []string{"--max-size=2"}, wantErr: "--default-size=3 is outside"},
+		{name: "min above max", args: []string{"--min-size=5", "--max-size=4", "--default-size=4"}, wantErr: "--max-size=4 is less than --min-size=5"},
+		{name: "not a number in the environment", env: map[string]string{"MEMCACHED_MIN_SIZE": "two"}, wantErr: `MEMCACHED_MIN_SIZE="two"`},
+		{name: "beyond int32", args: []string{"--max-size=2147483648"}, wantErr: "out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"MEMCACHED_DEFAULT_SIZE", "MEMCACHED_MIN_SIZE", "MEMCACHED_MAX_SIZE"} {
+				t.Setenv(k, tt.env[k])
+			}
+			o, err := parseOptions(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("parseOptions(%v) error = %v, want one containing %q", tt.args, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseOptions(%v): %v", tt.args, err)
+			}
+			if o.sizePolicy != tt.want {
+				t.Errorf("size policy = %+v, want %+v", o.sizePolicy, tt.want)
+			}
+		})
+	}
+}
