@@ -291,16 +291,7 @@ var _ = Describe("Memcached reconciler", func() {
 	It("caches only the objects it owns", func() {
 		mc := createMemcached(watchedNS, fixtures.WithSize(1))
 		eventuallyAvailable(mc, 1)
-		stranger := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Namespace: watchedNS, Name: "stranger", Labels: map[string]string{"app": "stranger"}},
-			Spec: appsv1.DeploymentSpec{
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "stranger"}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "stranger"}},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "stranger"}}},
-				},
-			},
-		}
+		stranger := fixtures.UnrelatedDeployment(watchedNS, "stranger", 1)
 		Expect(k8s.Create(ctx, stranger)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
 		Eventually(func(g Gomega) {

@@ -176,16 +176,7 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 		// operator log, record and report its error: the likeliest place for
 		// a value to leak.
 		broken := fixtures.Memcached(watchedNS, "proxy-broken", fixtures.WithSize(2))
-		stranger := &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Namespace: watchedNS, Name: broken.Name},
-			Spec: appsv1.DeploymentSpec{
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "stranger"}},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "stranger"}},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "stranger"}}},
-				},
-			},
-		}
+		stranger := fixtures.UnrelatedDeployment(watchedNS, broken.Name, 1)
 		Expect(k8s.Create(ctx, stranger)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
 		Expect(k8s.Create(ctx, broken)).To(Succeed())
