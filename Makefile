@@ -96,6 +96,14 @@ test: manifests generate fmt vet control-plane ## Run the unit and integration t
 test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests on a local cluster (etcd, apiserver, kcm, scheduler, kwok).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(E2E_PACKAGES) -timeout 30m
 
+.PHONY: bench
+bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (~14 min); writes docs/bench.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
+
+.PHONY: bench-smoke
+bench-smoke: control-plane ## Every benchmark scenario at N=20 (~70 s); checks only that each completes.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
+
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
 	"$(GOLANGCI_LINT)" run

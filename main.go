@@ -31,12 +31,15 @@ import (
 
 // options are the manager's flags and environment, read once at start.
 type options struct {
-	metricsAddr    string
-	probeAddr      string
-	secureMetrics  bool
-	enableHTTP2    bool
-	leaderElect    bool
-	enableWebhooks bool
+	metricsAddr   string
+	probeAddr     string
+	secureMetrics bool
+	enableHTTP2   bool
+	leaderElect   bool
+	// leaderElectionNamespace holds the Lease; in a pod it defaults to the
+	// pod's namespace, outside one it must be given.
+	leaderElectionNamespace string
+	enableWebhooks          bool
 	// Client-side limits of the manager's API client; client-go's defaults
 	// (5 QPS) would make a thousand Memcached objects converge in minutes.
 	kubeAPIQPS   float64
@@ -83,6 +86,8 @@ func parseOptions(args []string) (options, error) {
 		"Enable HTTP/2 for the metrics and webhook servers (off: HTTP/2 Rapid Reset, CVE-2023-44487).")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false,
 		"Elect a leader so that only one replica of the manager reconciles at a time.")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader election Lease; empty: the pod's own namespace (required outside a cluster).")
 	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
 		"Serve the admission webhooks (default from ENABLE_WEBHOOKS, on unless it is \"false\").")
 	fs.IntVar(&o.webhookPort, "webhook-port", webhook.DefaultPort, "Port the webhook server listens on.")
@@ -211,9 +216,10 @@ func run(o options) error {
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: webhookHost(o.webhookCertMode), Port: o.webhookPort, TLSOpts: tlsOpts(webhookCerts),
 		}),
-		HealthProbeBindAddress: o.probeAddr,
-		LeaderElection:         o.leaderElect,
-		LeaderElectionID:       "memcached-operator.cache.example.com",
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "memcached-operator.cache.example.com",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
 		// The process exits right after the manager stops, so hand the
 		// lease over at once instead of making the next leader wait it out.
 		LeaderElectionReleaseOnCancel: true,

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/localcluster"
+)
+
+// Namespaces of the bench's objects.
+const (
+	// setNamespace holds the Memcached set of converge, idle, resize, rss.
+	setNamespace = "bench"
+	// unrelatedNamespace holds the rss scenario's unrelated pods.
+	unrelatedNamespace = "bench-unrelated"
+	// webhookNamespace and baselineNamespace hold the webhook scenario's
+	// objects, created with and without the webhooks.
+	webhookNamespace  = "bench-webhook"
+	baselineNamespace = "bench-webhook-baseline"
+)
+
+// podsPerNode is how many pods the bench plans per fake node, below the
+// node capacity (2000) so the scheduler never runs out of room on a node.
+const (
+	podsPerNode  = 1500
+	nodePodLimit = "2000"
+)
+
+// benchClientQPS is the bench's own client rate limit: creates and resizes
+// go out as fast as the API server takes them, so the figures measure the
+// operator, not the bench.
+const (
+	benchClientQPS   = 500
+	benchClientBurst = 1000
+)
+
+// env is the running cluster and the clients the scenarios share.
+type env struct {
+	cluster *localcluster.Cluster
+	// cfg is an admin config with the bench's rate limits.
+	cfg    *rest.Config
+	client client.Client
+	cs     kubernetes.Interface
+	scheme *runtime.Scheme
+	audit  *auditLog
+	// operatorKubeconfig authenticates as operatorUser.
+	operatorKubeconfig string
+	// nodes is the number of fake nodes.
+	nodes int
+}
+
+// nodesFor returns how many fake nodes hold pods pods.
+func nodesFor(pods int) int {
+	return max(1, (pods+podsPerNode-1)/podsPerNode)
+}
+
+// startEnv starts a local cluster in dir with an audit log of the operator's
+// requests, installs the Memcached CRD and makes the operator's credentials.
+func startEnv(ctx context.Context, o options, dir string) (*env, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy()), 0o644); err != nil {
+		return nil, err
+	}
+	auditPath := filepath.Join(dir, "audit.log")
+	nodes := nodesFor(o.maxPods())
+	cluster, err := localcluster.New(localcluster.Options{
+		BinDir: o.binDir,
+		Dir:    filepath.Join(dir, "cluster"),
+		Nodes:  nodes,
+		// Pods are what limits a node; CPU and memory never do, as each
+		// memcached pod requests 50m and 96Mi.
+		NodeCapacity: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("10000"),
+			corev1.ResourceMemory: resource.MustParse("100Ti"),
+			corev1.ResourcePods:   resource.MustParse(nodePodLimit),
+		},
+		ExtraArgs: map[localcluster.Component][]string{
+			localcluster.APIServer: {
+				"--audit-policy-file=" + policy,
+				"--audit-log-path=" + auditPath,
+				// One file, never rotated, written before each response.
+				"--audit-log-maxsize=0",
+				"--audit-log-mode=blocking",
+			},
+		},
+		StartTimeout: 5 * time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	e := &env{cluster: cluster, audit: newAuditLog(auditPath), nodes: nodes}
+	if err := cluster.Start(ctx); err != nil {
+		return e, err
+	}
+
+	e.scheme = runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(e.scheme))
+	utilruntime.Must(cachev1.AddToScheme(e.scheme))
+	e.cfg = cluster.RestConfig()
+	e.cfg.QPS, e.cfg.Burst = benchClientQPS, benchClientBurst
+	e.cfg.UserAgent = "memcached-operator-bench"
+	if e.client, err = client.New(e.cfg, client.Options{Scheme: e.scheme}); err != nil {
+		return e, err
+	}
+	if e.cs, err = kubernetes.NewForConfig(e.cfg); err != nil {
+		return e, err
+	}
+	if _, err := envtest.InstallCRDs(e.cfg, envtest.CRDInstallOptions{
+		Paths:              []string{fixtures.CRDDir()},
+		ErrorIfPathMissing: true,
+	}); err != nil {
+		return e, fmt.Errorf("installing the CRD: %w", err)
+	}
+	for _, ns := range []string{setNamespace, unrelatedNamespace, webhookNamespace, baselineNamespace, markerNamespace} {
+		err := e.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return e, fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	e.operatorKubeconfig = filepath.Join(dir, "operator.kubeconfig")
+	if err := writeOperatorKubeconfig(e.operatorKubeconfig, cluster, e.cfg.Host); err != nil {
+		return e, fmt.Errorf("operator credentials: %w", err)
+	}
+	return e, nil
+}
+
+// stop stops the cluster, if it was made.
+func (e *env) stop() error {
+	if e == nil || e.cluster == nil {
+		return nil
+	}
+	return e.cluster.Stop()
+}
+
+// syncAudit waits until the audit log holds every request completed so far.
+func (e *env) syncAudit(ctx context.Context) error {
+	return e.audit.sync(ctx, func(ctx context.Context, ns, name string) error {
+		_, err := e.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// requests returns the operator's requests that arrived in [from, to),
+// once the audit log has caught up.
+func (e *env) requests(ctx context.Context, from, to time.Time) (requestCounts, error) {
+	if err := e.syncAudit(ctx); err != nil {
+		return nil, err
+	}
+	return e.audit.requests(from, to), nil
+}
+
+// apiServerMetrics scrapes kube-apiserver's /metrics.
+func (e *env) apiServerMetrics(ctx context.Context) (metrics, error) {
+	raw, err := e.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scraping kube-apiserver metrics: %w", err)
+	}
+	return parseMetrics(string(raw))
+}
+
+// writeOperatorKubeconfig gives the operator a user of its own: a client
+// certificate for operatorUser in system:masters, signed with the CA the
+// launcher keeps in <cluster dir>/pki. The operator is thus authorized as
+// the admin is, but its requests can be told apart in the audit log.
+func writeOperatorKubeconfig(path string, cluster *localcluster.Cluster, server string) error {
+	pkiDir := filepath.Join(cluster.Dir(), "pki")
+	caPEM, err := os.ReadFile(filepath.Join(pkiDir, "ca.crt"))
+	if err != nil {
+		return fmt.Errorf("the launcher's CA is not where the bench expects it: %w", err)
+	}
+	caKeyPEM, err := os.ReadFile(filepath.Join(pkiDir, "ca.key"))
+	if err != nil {
+		return fmt.Errorf("the launcher's CA key is not where the bench expects it: %w", err)
+	}
+	certPEM, keyPEM, err := issueClientCert(caPEM, caKeyPEM, operatorUser, "system:masters")
+	if err != nil {
+		return err
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["bench"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
+	cfg.AuthInfos["bench"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
+	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
+	cfg.CurrentContext = "bench"
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// issueClientCert signs a client certificate for user in group with the CA.
+func issueClientCert(caPEM, caKeyPEM []byte, user, group string) (certPEM, keyPEM []byte, err error) {
+	caBlock, _ := pem.Decode(caPEM)
+	keyBlock, _ := pem.Decode(caKeyPEM)
+	if caBlock == nil || keyBlock == nil {
+		return nil, nil, errors.New("CA certificate or key is not PEM")
+	}
+	caCert, err := x509.ParseCertificate(caBlock.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	parsed, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	caKey, ok := parsed.(crypto.Signer)
+	if !ok {
+		return nil, nil, errors.New("CA key cannot sign")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: user, Organization: []string{group}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(7 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
+}

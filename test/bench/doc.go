@@ -1,0 +1,66 @@
+/*
+Command bench measures the memcached-operator at scale on a local cluster:
+how fast it converges, what it costs the API server, how much memory it
+holds, and what its admission webhooks add to every create. It is a program,
+not a test: it prints a table, writes docs/bench/results.json and the plot
+docs/bench/converge.svg, and fails only when a scenario cannot complete. The
+issue's targets are reported, never asserted. docs/benchmarks.md holds the
+published figures.
+
+	go run ./test/bench -n 1000                 # the published figures (~25 min)
+	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
+	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
+
+# What it runs
+
+A local cluster (test/localcluster: etcd, kube-apiserver,
+kube-controller-manager, kube-scheduler and kwok, with enough fake nodes for
+every pod the run makes), the Memcached CRD, and the operator built from this
+tree with `go build`, run as its own process, so that its CPU time
+(/proc/<pid>/stat) and resident memory (/proc/<pid>/status: VmRSS, and VmHWM
+for the peak) are measured from outside. The operator runs with its default
+flags (4 workers, 50 QPS), plain-HTTP metrics on loopback and no leader
+election; -operator-args adds flags.
+
+# Scenarios
+
+In this order, on one Memcached set in namespace "bench":
+
+  - converge: create -n Memcached objects of -size (3) at once and wait until
+    every one is Available at that size; time, operator CPU seconds and peak
+    RSS, and the operator's API requests from the first create until it is
+    idle again, with the writes per object.
+  - idle: the operator's writes over -idle (5m) in which nothing changes.
+  - resize: set every object's size to -resize-to (5) at once; time to
+    converge, writes per object.
+  - rss: restart the operator, let it reconcile the set and settle, sample
+    its RSS for -rss-window; add -pods (10,000) pods that are not the
+    operator's (Deployments of pause pods); restart and measure again. The
+    ratio is the target.
+  - webhook: creates at -webhook-rate (20/s) for -webhook-duration (30s),
+    first with no webhook configured, then with the operator serving its
+    webhooks with --webhook-cert-mode=local (it writes its own webhook
+    configurations pointing at 127.0.0.1). kube-apiserver's
+    apiserver_admission_webhook_admission_duration_seconds over the second
+    phase gives p50 and p99 per webhook; the bench's own create latencies
+    with and without webhooks are reported beside it. The objects are
+    created in a namespace the operator does not watch, so they are admitted
+    but not reconciled.
+
+# Counting the operator's requests
+
+kube-apiserver's apiserver_request_total carries no user or user agent, and
+the operator's rest_client_requests_total no resource. So the operator gets a
+user of its own (a client certificate signed by the cluster's CA, in
+system:masters), and kube-apiserver writes an audit log for that user alone,
+at Metadata level: verb, resource, subresource, response code and the time
+each request arrived (a watch is counted when it starts, anything else when
+it completes). Each window counts the requests that arrived in it; a marker
+request tells the bench when the log has caught up. The idle window
+also reports rest_client_requests_total by method as a cross-check.
+
+The work directory (a temporary one unless -workdir) keeps the cluster's
+logs, operator.log and audit.log; it is removed after a successful run unless
+-keep.
+*/
+package main

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/example-inc/memcached-operator/test/localcluster"
+)
+
+func main() {
+	o, err := parseOptions(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// bench is one run: the cluster, the operator process of the moment, the
+// tracker of the Memcached set and the results so far.
+type bench struct {
+	o     options
+	dir   string
+	e     *env
+	bin   string
+	op    *operator
+	track *tracker
+	res   *results
+	table *table
+	// settledAt is when the operator last went idle: the start of the
+	// idle window.
+	settledAt time.Time
+}
+
+func run(ctx context.Context, o options) (err error) {
+	if missing := localcluster.MissingBinaries(o.binDir); len(missing) > 0 {
+		return fmt.Errorf("control-plane binaries %v missing from %s: run `make control-plane` first", missing, o.binDir)
+	}
+	dir := o.workDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "memcached-bench-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	if o.smoke {
+		if o.out == "" {
+			o.out = filepath.Join(dir, "results.json")
+		}
+		if o.plot == "" {
+			o.plot = filepath.Join(dir, "converge.svg")
+		}
+	}
+	start := time.Now()
+	b := &bench{o: o, dir: dir, res: &results{
+		Command:   "go run ./test/bench " + strings.Join(os.Args[1:], " "),
+		StartedAt: start.UTC().Truncate(time.Second),
+		Machine:   describeMachine(),
+		Config: runConfig{
+			Objects: o.n, Size: o.size, ResizeTo: o.resizeTo, UnrelatedPods: o.unrelatedPods,
+			IdleSeconds: o.idle.Seconds(), RSSWindowSeconds: o.rssWindow.Seconds(), RSSRepeats: o.rssRepeats,
+			WebhookRate: o.webhookRate, WebhookSeconds: o.webhookDuration.Seconds(),
+			Scenarios: o.scenarios, OperatorExtraArgs: o.operatorArgs, Smoke: o.smoke,
+		},
+	}}
+	fmt.Printf("bench: work directory %s (cluster logs, operator.log, audit.log, bench.log)\n", dir)
+	// The bench's informer and clients log through controller-runtime.
+	logFile, err := os.Create(filepath.Join(dir, "bench.log"))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logFile.Close() }()
+	ctrllog.SetLogger(zap.New(zap.WriteTo(logFile)))
+	defer func() {
+		err = errors.Join(err, b.shutdown())
+		if err != nil || o.keep {
+			fmt.Printf("bench: kept %s\n", dir)
+		} else if o.workDir == "" {
+			_ = os.RemoveAll(dir)
+			fmt.Printf("bench: removed %s (-keep keeps it)\n", dir)
+		}
+	}()
+	if err := b.setUp(ctx); err != nil {
+		return err
+	}
+	b.table = newTable(os.Stdout)
+	failed := b.runScenarios(ctx)
+
+	b.res.DurationSeconds = time.Since(start).Seconds()
+	b.res.Machine.LoadAvgAfter = loadAverage()
+	b.res.Targets = evaluateTargets(b.res)
+	printTargets(os.Stdout, b.res.Targets)
+	if err := writeResults(o.out, b.res); err != nil {
+		return fmt.Errorf("writing %s: %w", o.out, err)
+	}
+	if err := writePlot(o.plot, b.res); err != nil {
+		return fmt.Errorf("writing %s: %w", o.plot, err)
+	}
+	fmt.Printf("bench: results in %s, plot in %s (%.0fs)\n", o.out, o.plot, b.res.DurationSeconds)
+	if len(failed) > 0 {
+		return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// setUp builds the operator while the cluster starts, then starts the
+// operator and the tracker if the Memcached set is needed.
+func (b *bench) setUp(ctx context.Context) error {
+	built := make(chan error, 1)
+	go func() {
+		var err error
+		b.bin, err = buildOperator(ctx, b.dir)
+		built <- err
+	}()
+	start := time.Now()
+	var err error
+	b.e, err = startEnv(ctx, b.o, b.dir)
+	if buildErr := <-built; buildErr != nil {
+		return errors.Join(buildErr, err)
+	}
+	if err != nil {
+		return err
+	}
+	b.res.Config.FakeNodes = b.e.nodes
+	if v, err := b.e.cs.Discovery().ServerVersion(); err == nil {
+		b.res.Machine.Kubernetes = v.GitVersion
+	}
+	fmt.Printf("bench: cluster with %d fake nodes up and operator built in %.1fs\n", b.e.nodes, time.Since(start).Seconds())
+	if !b.o.wants(scenarioConverge) {
+		return nil
+	}
+	if b.track, err = startTracker(ctx, b.e, setNamespace); err != nil {
+		return err
+	}
+	b.op, err = startOperator(ctx, b.operatorConfig(false, ""))
+	return err
+}
+
+// operatorConfig is the operator's command line for one run.
+func (b *bench) operatorConfig(webhooks bool, watchNamespace string) operatorConfig {
+	return operatorConfig{
+		bin:            b.bin,
+		kubeconfig:     b.e.operatorKubeconfig,
+		logPath:        filepath.Join(b.dir, "operator.log"),
+		webhooks:       webhooks,
+		webhookCertDir: filepath.Join(b.dir, "webhook-certs"),
+		watchNamespace: watchNamespace,
+		extraArgs:      b.o.operatorArgs,
+	}
+}
+
+// runScenarios runs every wanted scenario in order, records failures, and
+// returns the names of those that failed.
+func (b *bench) runScenarios(ctx context.Context) []string {
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{scenarioConverge, b.converge},
+		{scenarioIdle, b.idle},
+		{scenarioResize, b.resize},
+		{scenarioRSS, b.rss},
+		{scenarioWebhook, b.webhook},
+	}
+	var failed []string
+	for _, s := range steps {
+		if !b.o.wants(s.name) {
+			continue
+		}
+		progress("running %s", s.name)
+		err := ctx.Err()
+		if err == nil && s.name != scenarioConverge && s.name != scenarioWebhook && b.res.Scenarios.Converge == nil {
+			err = errors.New("needs the converged Memcached set, and converge failed")
+		}
+		if err == nil {
+			err = s.run(ctx)
+		}
+		if err != nil {
+			failed = append(failed, s.name)
+			if b.res.Scenarios.Errors == nil {
+				b.res.Scenarios.Errors = map[string]string{}
+			}
+			b.res.Scenarios.Errors[s.name] = err.Error()
+			b.table.failed(s.name, err)
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", s.name, err)
+		}
+	}
+	return failed
+}
+
+// shutdown stops the operator and the cluster.
+func (b *bench) shutdown() error {
+	var errs []error
+	if b.op != nil {
+		errs = append(errs, b.op.stop())
+	}
+	if b.e != nil {
+		errs = append(errs, b.e.stop())
+	}
+	return errors.Join(errs...)
+}
+
+// progress tells whoever watches a long run where it is, on stderr so that
+// stdout stays the table.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format(time.TimeOnly), fmt.Sprintf(format, args...))
+}

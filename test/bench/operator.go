@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/example-inc/memcached-operator/test/fixtures"
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
+// 100 on every Linux architecture Go supports (it is part of the ABI, unlike
+// the kernel's HZ).
+const clockTicks = 100
+
+// buildOperator compiles the operator from this tree, as `make build` does,
+// into dir/manager.
+func buildOperator(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = fixtures.RepoRoot()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build of the operator: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// hasFlag reports whether the operator binary knows a flag, from its -help.
+func hasFlag(ctx context.Context, bin, flag string) (bool, error) {
+	out, _ := exec.CommandContext(ctx, bin, "-help").CombinedOutput()
+	if len(out) == 0 {
+		return false, fmt.Errorf("%s -help printed nothing", bin)
+	}
+	return strings.Contains(string(out), "-"+flag+" "), nil
+}
+
+// operatorConfig is how one run of the operator is started.
+type operatorConfig struct {
+	bin        string
+	kubeconfig string
+	logPath    string
+	// webhooks serves the admission webhooks, with --webhook-cert-mode=local
+	// and its CA kept in webhookCertDir.
+	webhooks       bool
+	webhookCertDir string
+	// watchNamespace is WATCH_NAMESPACE; empty watches every namespace.
+	watchNamespace string
+	extraArgs      []string
+}
+
+// operator is one running operator process.
+type operator struct {
+	cmd         *exec.Cmd
+	done        chan struct{}
+	err         error
+	metricsURL  string
+	readyzURL   string
+	startedAt   time.Time
+	webhookPort int
+}
+
+// startOperator starts the operator and waits until its readiness endpoint
+// answers (with webhooks, until the webhook server is serving).
+func startOperator(ctx context.Context, c operatorConfig) (*operator, error) {
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	metricsAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	probeAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
+	args := []string{
+		"--kubeconfig=" + c.kubeconfig,
+		"--metrics-bind-address=" + metricsAddr,
+		"--metrics-secure=false",
+		"--health-probe-bind-address=" + probeAddr,
+		// Out of the cluster the manager cannot find a namespace for its
+		// lease (it has no --leader-election-namespace flag); a single
+		// replica needs none. Lease writes are counted apart anyway.
+		"--leader-elect=false",
+		"--enable-webhooks=" + strconv.FormatBool(c.webhooks),
+	}
+	if c.webhooks {
+		args = append(args,
+			"--webhook-cert-mode=local",
+			"--webhook-cert-dir="+c.webhookCertDir,
+			"--webhook-manifests="+filepath.Join(fixtures.WebhookDir(), "manifests.yaml"),
+			"--webhook-port="+strconv.Itoa(ports[2]),
+		)
+	}
+	args = append(args, c.extraArgs...)
+
+	logFile, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = fmt.Fprintf(logFile, "=== bench: %s starting %s %s (WATCH_NAMESPACE=%q)\n",
+		time.Now().Format(time.RFC3339Nano), c.bin, strings.Join(args, " "), c.watchNamespace)
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = fixtures.RepoRoot()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(operatorEnviron(), "WATCH_NAMESPACE="+c.watchNamespace)
+	// Its own process group, and killed with the bench if the bench dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting the operator: %w", err)
+	}
+	op := &operator{
+		cmd:         cmd,
+		done:        make(chan struct{}),
+		metricsURL:  "http://" + metricsAddr + "/metrics",
+		readyzURL:   "http://" + probeAddr + "/readyz",
+		startedAt:   time.Now(),
+		webhookPort: ports[2],
+	}
+	go func() {
+		op.err = cmd.Wait()
+		_, _ = fmt.Fprintf(logFile, "=== bench: %s operator exited: %v\n", time.Now().Format(time.RFC3339Nano), op.err)
+		_ = logFile.Close()
+		close(op.done)
+	}()
+
+	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	err = poll(readyCtx, 100*time.Millisecond, func() (bool, error) {
+		select {
+		case <-op.done:
+			return false, fmt.Errorf("the operator exited during start-up (%v); see %s", op.err, c.logPath)
+		default:
+		}
+		_, err := httpGet(readyCtx, op.readyzURL)
+		return err == nil, nil
+	})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("waiting for the operator to be ready: %w", err), op.stop())
+	}
+	return op, nil
+}
+
+// operatorEnviron is the bench's environment without what would change the
+// operator's behaviour behind the bench's back.
+func operatorEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "KUBECONFIG", "WATCH_NAMESPACE", "ENABLE_WEBHOOKS":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// stop sends SIGTERM and waits up to 30 seconds for the operator to exit
+// (it deletes its local webhook configurations on the way out), then kills
+// it.
+func (op *operator) stop() error {
+	if op == nil {
+		return nil
+	}
+	select {
+	case <-op.done:
+		return nil
+	default:
+	}
+	pid := op.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-op.done:
+		return nil
+	case <-timer.C:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		<-op.done
+		return errors.New("the operator did not exit within 30s of SIGTERM; killed it")
+	}
+}
+
+func (op *operator) pid() int { return op.cmd.Process.Pid }
+
+// procUsage is what /proc says about the operator at one moment.
+type procUsage struct {
+	at time.Time
+	// cpuSeconds is user + system time since the process started.
+	cpuSeconds float64
+	// rssBytes is the resident set now (VmRSS); peakRSSBytes the largest
+	// it has been (VmHWM).
+	rssBytes, peakRSSBytes int64
+}
+
+// usage reads the operator's CPU time and memory from /proc.
+func (op *operator) usage() (procUsage, error) {
+	return readProcUsage(op.pid())
+}
+
+func readProcUsage(pid int) (procUsage, error) {
+	u := procUsage{at: time.Now()}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return u, err
+	}
+	// The command name, in parentheses, may hold spaces: count fields
+	// from the last ')'. Field 3 (state) comes first, utime is field 14
+	// and stime field 15.
+	i := strings.LastIndexByte(string(stat), ')')
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 13 {
+		return u, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return u, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	u.cpuSeconds = float64(utime+stime) / clockTicks
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return u, err
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch key {
+		case "VmRSS":
+			dst = &u.rssBytes
+		case "VmHWM":
+			dst = &u.peakRSSBytes
+		default:
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			return u, fmt.Errorf("/proc/%d/status %s: %w", pid, key, err)
+		}
+		*dst = kb << 10
+	}
+	return u, nil
+}
+
+// metrics scrapes the operator's metrics endpoint.
+func (op *operator) metrics(ctx context.Context) (metrics, error) {
+	body, err := httpGet(ctx, op.metricsURL)
+	if err != nil {
+		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
+	}
+	return parseMetrics(body)
+}
+
+// controllerName is the Memcached controller's name in the operator's
+// metrics (its Named() in SetupWithManager).
+const controllerName = "memcached"
+
+// settleQuiet is how long the operator's reconcile count must stay still,
+// with an empty queue and no busy worker, for the bench to call it settled.
+const settleQuiet = 2 * time.Second
+
+// settle waits until the operator has run at least minReconciles reconciles
+// since it started and then stayed idle for settleQuiet: nothing queued, no
+// worker busy, no new reconcile. It returns when it saw that, which is where
+// the bench ends one measurement window and starts the next.
+func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.Duration) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sel := map[string]string{"controller": controllerName}
+	var lastCount float64 = -1
+	var quietSince time.Time
+	var last string
+	err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		m, err := op.metrics(ctx)
+		if err != nil {
+			return false, err
+		}
+		count := m.sum("controller_runtime_reconcile_total", sel)
+		depth := m.sum("workqueue_depth", map[string]string{"name": controllerName})
+		active := m.sum("controller_runtime_active_workers", sel)
+		last = fmt.Sprintf("%.0f reconciles, queue depth %.0f, %.0f busy workers", count, depth, active)
+		now := time.Now()
+		if count != lastCount || depth > 0 || active > 0 || count < float64(minReconciles) {
+			lastCount, quietSince = count, now
+			return false, nil
+		}
+		return now.Sub(quietSince) >= settleQuiet, nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("waiting for the operator to settle (last: %s): %w", last, err)
+	}
+	return time.Now(), nil
+}
+
+// freePorts returns n distinct free TCP ports on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// httpGet GETs url on loopback with a client that never reuses connections,
+// so a restarted operator is never confused with an old one, and that
+// ignores proxy variables.
+func httpGet(ctx context.Context, url string) (string, error) {
+	plainHTTP := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := plainHTTP.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(body), nil
+}
+
+// poll calls cond every interval until it returns true or an error, or ctx
+// ends.
+func poll(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		ok, err := cond()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+		}
+	}
+}

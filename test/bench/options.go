@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/example-inc/memcached-operator/test/fixtures"
+)
+
+// Scenario names, in the order they run. Later scenarios reuse the Memcached
+// set that converge creates, so asking for idle, resize or rss runs converge
+// first.
+const (
+	scenarioConverge = "converge"
+	scenarioIdle     = "idle"
+	scenarioResize   = "resize"
+	scenarioRSS      = "rss"
+	scenarioWebhook  = "webhook"
+)
+
+func allScenarios() []string {
+	return []string{scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
+}
+
+// options are the bench's flags, defaulted and validated in one place.
+type options struct {
+	// n is the number of Memcached objects of the converge, idle, resize
+	// and rss scenarios.
+	n int
+	// size is the spec.size they are created with; resizeTo the size the
+	// resize storm sets.
+	size, resizeTo int32
+	// unrelatedPods is the number of pods, not the operator's, that the rss
+	// scenario adds to the cluster.
+	unrelatedPods int
+	// idle is the length of the idle-writes window.
+	idle time.Duration
+	// rssWindow is how long the rss scenario samples the settled
+	// operator's resident memory.
+	rssWindow time.Duration
+	// rssRepeats is how many fresh starts each rss measurement takes the
+	// median of.
+	rssRepeats int
+	// webhookRate and webhookDuration set the fixed create rate of the
+	// webhook scenario.
+	webhookRate     int
+	webhookDuration time.Duration
+	// waitTimeout bounds every wait for the cluster to converge.
+	waitTimeout time.Duration
+
+	scenarios []string
+	smoke     bool
+
+	out, plot string
+	binDir    string
+	workDir   string
+	keep      bool
+	// operatorArgs are added to the operator's command line, after the
+	// bench's own flags (so they win).
+	operatorArgs []string
+}
+
+// smokeDefaults are what -smoke changes, unless a flag sets them: a run
+// that exercises every scenario in about two minutes, for CI.
+func smokeDefaults() map[string]string {
+	return map[string]string{
+		"n":                "20",
+		"idle":             "20s",
+		"pods":             "200",
+		"rss-window":       "3s",
+		"rss-repeats":      "1",
+		"webhook-duration": "5s",
+		"wait-timeout":     "5m",
+	}
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	var scenarios, operatorArgs string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.Usage = func() {
+		_, _ = fmt.Fprintf(fs.Output(), "Usage: go run ./test/bench [flags]\n\n"+
+			"Runs the memcached-operator benchmarks on a local cluster; see docs/benchmarks.md.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.n, "n", 100, "number of Memcached objects (1000 for the published figures)")
+	size := fs.Int("size", 3, "spec.size of each Memcached at creation")
+	resizeTo := fs.Int("resize-to", 5, "spec.size the resize storm sets on every Memcached")
+	fs.IntVar(&o.unrelatedPods, "pods", 10000, "unrelated pods the rss scenario adds to the cluster")
+	fs.DurationVar(&o.idle, "idle", 5*time.Minute, "length of the idle-writes window")
+	fs.DurationVar(&o.rssWindow, "rss-window", 10*time.Second, "how long the rss scenario samples the settled operator's RSS")
+	fs.IntVar(&o.rssRepeats, "rss-repeats", 3, "fresh operator starts per rss measurement; the medians are compared")
+	fs.IntVar(&o.webhookRate, "webhook-rate", 20, "Memcached creates per second in the webhook scenario")
+	fs.DurationVar(&o.webhookDuration, "webhook-duration", 30*time.Second, "how long the webhook scenario creates at -webhook-rate (twice: without and with webhooks)")
+	fs.DurationVar(&o.waitTimeout, "wait-timeout", 20*time.Minute, "bound on every wait for objects to converge or pods to be ready")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
+	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m unless set, "+
+		"results and plot in the work directory unless -out/-plot are set; fails only if a scenario cannot complete")
+	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
+	fs.StringVar(&o.binDir, "bin-dir", fixtures.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
+	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the work directory after a successful run (it is always kept after a failure)")
+	fs.StringVar(&operatorArgs, "operator-args", "", "extra operator flags, space separated, e.g. \"--max-concurrent-reconciles=8\"")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.smoke {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name, value := range smokeDefaults() {
+			if !set[name] {
+				if err := fs.Set(name, value); err != nil {
+					return o, err
+				}
+			}
+		}
+	}
+	o.size, o.resizeTo = int32(*size), int32(*resizeTo)
+	o.operatorArgs = strings.Fields(operatorArgs)
+	for _, s := range strings.Split(scenarios, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.scenarios, s) {
+			o.scenarios = append(o.scenarios, s)
+		}
+	}
+	if !o.smoke {
+		if o.out == "" {
+			o.out = filepath.Join(fixtures.RepoRoot(), "docs", "bench", "results.json")
+		}
+		if o.plot == "" {
+			o.plot = filepath.Join(fixtures.RepoRoot(), "docs", "bench", "converge.svg")
+		}
+	}
+	return o, o.validate()
+}
+
+// validate reports every problem at once.
+func (o options) validate() error {
+	var errs []error
+	if o.n < 1 {
+		errs = append(errs, fmt.Errorf("-n must be at least 1, got %d", o.n))
+	}
+	if o.size < 2 || o.resizeTo < 2 || o.size == o.resizeTo {
+		// Below 2 the operator makes no PodDisruptionBudget, which changes
+		// what a create costs; equal sizes make the resize storm a no-op.
+		errs = append(errs, fmt.Errorf("-size (%d) and -resize-to (%d) must differ and be at least 2", o.size, o.resizeTo))
+	}
+	if o.unrelatedPods < 0 {
+		errs = append(errs, fmt.Errorf("-pods must not be negative, got %d", o.unrelatedPods))
+	}
+	if o.idle <= 0 || o.rssWindow <= 0 || o.webhookDuration <= 0 || o.waitTimeout <= 0 {
+		errs = append(errs, errors.New("-idle, -rss-window, -webhook-duration and -wait-timeout must be positive"))
+	}
+	if o.rssRepeats < 1 {
+		errs = append(errs, fmt.Errorf("-rss-repeats must be at least 1, got %d", o.rssRepeats))
+	}
+	if o.webhookRate < 1 {
+		errs = append(errs, fmt.Errorf("-webhook-rate must be at least 1, got %d", o.webhookRate))
+	}
+	if len(o.scenarios) == 0 {
+		errs = append(errs, errors.New("-scenarios is empty"))
+	}
+	for _, s := range o.scenarios {
+		if !slices.Contains(allScenarios(), s) {
+			errs = append(errs, fmt.Errorf("unknown scenario %q: want some of %s", s, strings.Join(allScenarios(), ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// wants reports whether scenario s runs: asked for, or needed by one that
+// was. idle, resize and rss work on the set that converge creates.
+func (o options) wants(s string) bool {
+	if slices.Contains(o.scenarios, s) {
+		return true
+	}
+	if s == scenarioConverge {
+		return slices.ContainsFunc(o.scenarios, func(x string) bool {
+			return x == scenarioIdle || x == scenarioResize || x == scenarioRSS
+		})
+	}
+	return false
+}
+
+// maxPods is the most pods the run puts on the cluster at once: the
+// Memcached set at its larger size plus the unrelated pods. The webhook
+// scenario's objects are never reconciled, so they have no pods.
+func (o options) maxPods() int {
+	pods := 0
+	if o.wants(scenarioConverge) {
+		pods += o.n * int(max(o.size, o.resizeTo))
+	}
+	if o.wants(scenarioRSS) {
+		pods += o.unrelatedPods
+	}
+	return pods
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSmokeDefaultsYieldToFlags(t *testing.T) {
+	o, err := parseOptions([]string{"-smoke", "-n", "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.n != 5 || o.idle != 20*time.Second || o.unrelatedPods != 200 || o.out != "" {
+		t.Errorf("smoke options = n %d idle %s pods %d out %q", o.n, o.idle, o.unrelatedPods, o.out)
+	}
+	o, err = parseOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.n != 100 || o.idle != 5*time.Minute || !strings.HasSuffix(o.out, "docs/bench/results.json") {
+		t.Errorf("default options = n %d idle %s out %q", o.n, o.idle, o.out)
+	}
+}
+
+func TestScenarioDependencies(t *testing.T) {
+	o, err := parseOptions([]string{"-scenarios", "rss", "-pods", "3000", "-n", "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.wants(scenarioConverge) || o.wants(scenarioIdle) || o.wants(scenarioWebhook) {
+		t.Error("rss should pull in converge and nothing else")
+	}
+	if got := o.maxPods(); got != 100*5+3000 {
+		t.Errorf("maxPods = %d, want 3500", got)
+	}
+	if got := nodesFor(o.maxPods()); got != 3 {
+		t.Errorf("nodes = %d, want 3", got)
+	}
+	if _, err := parseOptions([]string{"-scenarios", "converge,bogus"}); err == nil {
+		t.Error("an unknown scenario should be refused")
+	}
+	if o, _ := parseOptions([]string{"-scenarios", "webhook"}); o.wants(scenarioConverge) {
+		t.Error("webhook alone needs no Memcached set")
+	}
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/test/fixtures"
+)
+
+// Metric names of the webhook scenario.
+const (
+	apiServerWebhookHistogram = "apiserver_admission_webhook_admission_duration_seconds"
+	handlerHistogram          = "controller_runtime_webhook_latency_seconds"
+)
+
+// webhookTarget is the bound on a webhook call's p99.
+const webhookTarget = 0.005
+
+// webhook measures what the admission webhooks add to a Memcached create:
+// creates at a fixed rate, first with no webhook configured (baseline), then
+// with the operator serving its webhooks (--webhook-cert-mode=local). The
+// operator watches only the set's namespace, so the created objects are
+// admitted but never reconciled, and the latency is the webhooks' alone.
+func (b *bench) webhook(ctx context.Context) error {
+	ok, err := hasFlag(ctx, b.bin, "webhook-cert-mode")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("needs --webhook-cert-mode=local: the operator built from this tree cannot serve " +
+			"its webhooks outside a cluster (certs/ must be wired into main.go)")
+	}
+	// The set's operator would compete for the CPU; its replacement below
+	// watches the same set.
+	if err := b.op.stop(); err != nil {
+		return err
+	}
+	b.op = nil
+
+	baseline, baseErrs := b.createAtRate(ctx, baselineNamespace)
+	if baseErrs > 0 {
+		return fmt.Errorf("%d of %d creates failed without webhooks", baseErrs, len(baseline))
+	}
+
+	op, err := startOperator(ctx, b.operatorConfig(true, setNamespace))
+	if err != nil {
+		return err
+	}
+	b.op = op
+	if err := b.waitForWebhooks(ctx); err != nil {
+		return err
+	}
+	existing := 0
+	if b.res.Scenarios.Converge != nil {
+		existing = b.o.n
+	}
+	if _, err := op.settle(ctx, existing, b.o.waitTimeout); err != nil {
+		return err
+	}
+
+	api0, err := b.e.apiServerMetrics(ctx)
+	if err != nil {
+		return err
+	}
+	op0, err := op.metrics(ctx)
+	if err != nil {
+		return err
+	}
+	u0, err := op.usage()
+	if err != nil {
+		return err
+	}
+	with, withErrs := b.createAtRate(ctx, webhookNamespace)
+	u1, err := op.usage()
+	if err != nil {
+		return err
+	}
+	api1, err := b.e.apiServerMetrics(ctx)
+	if err != nil {
+		return err
+	}
+	op1, err := op.metrics(ctx)
+	if err != nil {
+		return err
+	}
+
+	r := &webhookResult{
+		RatePerSecond:      b.o.webhookRate,
+		DurationSeconds:    b.o.webhookDuration.Seconds(),
+		Creates:            len(with),
+		CreateErrors:       withErrs,
+		BaselineCreates:    len(baseline),
+		ClientWith:         sampleQuantiles(with),
+		ClientWithout:      sampleQuantiles(baseline),
+		OperatorCPUSeconds: u1.cpuSeconds - u0.cpuSeconds,
+		OperatorRSSBytes:   u1.rssBytes,
+	}
+	create := map[string]string{"operation": "CREATE"}
+	for _, name := range api1.labelValues(apiServerWebhookHistogram+"_bucket", "name") {
+		sel := map[string]string{"operation": "CREATE", "name": name}
+		h := histogramDelta(api0.histogram(apiServerWebhookHistogram, sel), api1.histogram(apiServerWebhookHistogram, sel))
+		if total(h) == 0 {
+			continue
+		}
+		types := api1.labelValues(apiServerWebhookHistogram+"_bucket", "type")
+		r.Webhooks = append(r.Webhooks, latencyOf(name, webhookType(api1, name, types), h))
+		if r.BucketBounds == nil {
+			for _, bk := range h {
+				if !math.IsInf(bk.le, 1) {
+					r.BucketBounds = append(r.BucketBounds, bk.le)
+				}
+			}
+		}
+	}
+	if len(r.Webhooks) == 0 {
+		return fmt.Errorf("kube-apiserver recorded no webhook call (%s with %v)", apiServerWebhookHistogram, create)
+	}
+	for _, path := range op1.labelValues(handlerHistogram+"_bucket", "webhook") {
+		sel := map[string]string{"webhook": path}
+		h := histogramDelta(op0.histogram(handlerHistogram, sel), op1.histogram(handlerHistogram, sel))
+		if total(h) > 0 {
+			r.Handler = append(r.Handler, latencyOf(path, "", h))
+		}
+	}
+	b.res.Scenarios.Webhook = r
+	worst := slices.MaxFunc(r.Webhooks, func(a, b webhookLatency) int { return cmpFloat(a.P99, b.P99) })
+	b.table.row(scenarioWebhook, r.Creates, r.DurationSeconds, r.OperatorCPUSeconds, r.OperatorRSSBytes, 0,
+		fmt.Sprintf("%d/s; worst webhook %s p50 %.1fms p99 %.1fms (bucket <= %gms, %.1f%% <= 5ms); create p99 %.1fms with, %.1fms without",
+			r.RatePerSecond, worst.Name, worst.P50*1e3, worst.P99*1e3, worst.P99Bucket*1e3, worst.Within5ms*100,
+			r.ClientWith.P99*1e3, r.ClientWithout.P99*1e3))
+	if withErrs > 0 {
+		return fmt.Errorf("%d of %d creates failed with webhooks; see %s", withErrs, len(with), b.operatorConfig(true, "").logPath)
+	}
+	// Stopping the operator deletes its webhook configurations, so nothing
+	// is left that would refuse creates once it is gone.
+	err = b.op.stop()
+	b.op = nil
+	return err
+}
+
+// webhookType is the type label (admit or validating) of a webhook's series.
+func webhookType(m metrics, name string, types []string) string {
+	for _, t := range types {
+		if m.sum(apiServerWebhookHistogram+"_count", map[string]string{"name": name, "type": t}) > 0 {
+			return t
+		}
+	}
+	return ""
+}
+
+func latencyOf(name, typ string, h []bucket) webhookLatency {
+	p50, _ := quantile(0.5, h)
+	p99, p99Bucket := quantile(0.99, h)
+	return webhookLatency{
+		Name: name, Type: typ, Calls: total(h),
+		P50: p50, P99: p99, P99Bucket: p99Bucket,
+		Within5ms: fractionAtMost(webhookTarget, h),
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b || (math.IsNaN(a) && !math.IsNaN(b)):
+		return -1
+	case a > b || (math.IsNaN(b) && !math.IsNaN(a)):
+		return 1
+	}
+	return 0
+}
+
+// waitForWebhooks returns once kube-apiserver calls both webhooks: a
+// dry-run create without a size comes back defaulted, and one with a size
+// above the maximum is denied.
+func (b *bench) waitForWebhooks(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var last string
+	err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		mc := fixtures.Memcached(webhookNamespace, "probe")
+		if err := b.e.client.Create(ctx, mc, client.DryRunAll); err != nil {
+			last = "defaulting: " + err.Error()
+			return false, nil
+		}
+		if mc.Spec.Size == nil {
+			last = "defaulting webhook not called yet"
+			return false, nil
+		}
+		err := b.e.client.Create(ctx, fixtures.Memcached(webhookNamespace, "probe", fixtures.WithSize(100000)), client.DryRunAll)
+		if err == nil {
+			last = "validating webhook not called yet"
+			return false, nil
+		}
+		if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
+			last = "validation: " + err.Error()
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for kube-apiserver to call the webhooks (last: %s): %w", last, err)
+	}
+	return nil
+}
+
+// createAtRate creates Memcached objects in ns at -webhook-rate for
+// -webhook-duration, each on its own goroutine so a slow create does not
+// slow the rate, and returns their latencies (sorted, seconds) and how many
+// failed.
+func (b *bench) createAtRate(ctx context.Context, ns string) ([]float64, int) {
+	n := int(b.o.webhookDuration.Seconds() * float64(b.o.webhookRate))
+	interval := time.Second / time.Duration(b.o.webhookRate)
+	var mu sync.Mutex
+	var lat []float64
+	failed := 0
+	var wg sync.WaitGroup
+	// The ticker sets the rate: this is the load, not a wait for a state.
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for i := range n {
+		if i > 0 {
+			select {
+			case <-ticker.C:
+			case <-ctx.Done():
+				wg.Wait()
+				return lat, failed + n - i
+			}
+		}
+		wg.Go(func() {
+			mc := fixtures.Memcached(ns, fmt.Sprintf("wh-%05d", i), fixtures.WithSize(b.o.size))
+			start := time.Now()
+			err := b.e.client.Create(ctx, mc)
+			d := time.Since(start).Seconds()
+			mu.Lock()
+			defer mu.Unlock()
+			lat = append(lat, d)
+			if err != nil {
+				failed++
+			}
+		})
+	}
+	wg.Wait()
+	slices.Sort(lat)
+	return lat, failed
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// The targets.
+const (
+	// extraWritesPerObject is what a create may cost beyond one write per
+	// owned object.
+	extraWritesPerObject = 2
+	// rssRatioTarget bounds RSS with the unrelated pods over RSS without.
+	rssRatioTarget = 1.1
+)
+
+// evaluateTargets checks the targets against what ran. A scenario
+// that did not run has no row; a bench does not fail on a missed target.
+func evaluateTargets(r *results) []target {
+	var out []target
+	s := r.Scenarios
+	if c := s.Converge; c != nil {
+		limit := float64(c.OwnedObjects + extraWritesPerObject)
+		out = append(out, target{
+			Name:   "API writes per Memcached while creating",
+			Target: fmt.Sprintf("<= owned objects + 2 = %.0f", limit),
+			Value:  fmt.Sprintf("%.2f (%.2f without events)", c.WritesPerObject, c.WritesPerObjectWithoutEvents),
+			Met:    c.WritesPerObject <= limit,
+		})
+	}
+	if i := s.Idle; i != nil {
+		out = append(out, target{
+			Name:   "API writes while idle (beyond leader election)",
+			Target: "0",
+			Value:  fmt.Sprintf("%d in %.0fs (%d lease writes)", i.OtherWrites, i.WindowSeconds, i.LeaseWrites),
+			Met:    i.OtherWrites == 0,
+		})
+	}
+	if m := s.RSS; m != nil {
+		out = append(out, target{
+			Name:   fmt.Sprintf("RSS with %d unrelated pods / RSS without", m.UnrelatedPods),
+			Target: fmt.Sprintf("<= %.1f", rssRatioTarget),
+			Value:  fmt.Sprintf("peak %.3f, steady %.3f", m.PeakRatio, m.SteadyRatio),
+			Met:    m.PeakRatio <= rssRatioTarget && m.SteadyRatio <= rssRatioTarget,
+		})
+	}
+	if w := s.Webhook; w != nil && len(w.Webhooks) > 0 {
+		worst := w.Webhooks[0]
+		for _, x := range w.Webhooks[1:] {
+			if cmpFloat(x.P99Bucket, worst.P99Bucket) > 0 || (x.P99Bucket == worst.P99Bucket && x.P99 > worst.P99) {
+				worst = x
+			}
+		}
+		out = append(out, target{
+			Name:   "webhook p99 (kube-apiserver histogram, worst webhook)",
+			Target: "<= 5 ms",
+			Value: fmt.Sprintf("%s: %.2f ms interpolated, in the bucket <= %g ms; %.1f%% of calls <= 5 ms",
+				worst.Name, worst.P99*1e3, worst.P99Bucket*1e3, worst.Within5ms*100),
+			// The histogram can only prove the p99 lies in a bucket:
+			// met when that bucket ends at 5 ms or below.
+			Met: worst.P99Bucket <= webhookTarget,
+		})
+	}
+	return out
+}
+
+func printTargets(w io.Writer, targets []target) {
+	if len(targets) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "\nTARGET\tWANT\tMEASURED\tMET")
+	for _, t := range targets {
+		met := "no"
+		if t.Met {
+			met = "yes"
+		}
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Value, met)
+	}
+	_ = tw.Flush()
+}
