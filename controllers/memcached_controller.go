@@ -20,9 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 )
@@ -66,24 +64,14 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Every update, status included: a status write that lost a race
 		// with a stale cache is corrected when the newer object arrives.
 		For(&cachev1.Memcached{}).
-		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToMemcached)).
+		// The Deployment and its pods change in bursts during a rollout.
+		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
+		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Named("memcached").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
-}
-
-// podToMemcached maps a memcached pod to its Memcached by the instance label
-// the Deployment template puts on it. Pods are cached only when they carry the
-// managed-by label, so no other pod reaches here.
-func podToMemcached(_ context.Context, o client.Object) []reconcile.Request {
-	name, ok := o.GetLabels()[labelInstance]
-	if !ok {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 }
 
 // Reconcile brings one Memcached's objects to the desired state and writes
@@ -109,6 +97,12 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	st := desiredStatus(mc, r.opts, d, pods.Items, writeErr)
 	changed := !equality.Semantic.DeepEqual(st, mc.Status)
+	if d == nil && writeErr == nil {
+		// This reconcile created the Deployment; its Add event brings the
+		// next reconcile within moments, with pods to report. Writing the
+		// empty status now would be one more API write per Memcached.
+		changed = false
+	}
 	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes), "statusChanged", changed)
 	if changed {
 		if err := r.writeStatus(ctx, mc, st); err != nil {

@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -28,6 +30,10 @@ type Options struct {
 
 	// Workers is how many Memcached objects are reconciled at once.
 	Workers int
+
+	// CoalesceDelay is how long changes of a Deployment and its pods are
+	// gathered before their Memcached is reconciled. Defaults to one second.
+	CoalesceDelay time.Duration
 }
 
 // withDefaults returns o with the zero values filled in.
@@ -40,6 +46,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers == 0 {
 		o.Workers = 1
+	}
+	if o.CoalesceDelay == 0 {
+		o.CoalesceDelay = defaultCoalesceDelay
 	}
 	return o
 }
