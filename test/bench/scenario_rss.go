@@ -7,10 +7,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/test/fixtures"
 )
 
 // unrelatedPerDeployment is the size of each Deployment of unrelated pods.
@@ -162,7 +161,7 @@ func (b *bench) createUnrelatedPods(ctx context.Context) error {
 	for i := 0; remaining > 0; i++ {
 		replicas := min(remaining, unrelatedPerDeployment)
 		remaining -= replicas
-		if err := b.e.client.Create(ctx, unrelatedDeployment(fmt.Sprintf("unrelated-%02d", i), int32(replicas))); err != nil {
+		if err := b.e.client.Create(ctx, fixtures.UnrelatedDeployment(unrelatedNamespace, fmt.Sprintf("unrelated-%02d", i), int32(replicas))); err != nil {
 			return fmt.Errorf("creating unrelated pods: %w", err)
 		}
 	}
@@ -184,23 +183,6 @@ func (b *bench) createUnrelatedPods(ctx context.Context) error {
 		return fmt.Errorf("%d of %d unrelated pods ready: %w", ready, b.o.unrelatedPods, err)
 	}
 	return nil
-}
-
-func unrelatedDeployment(name string, replicas int32) *appsv1.Deployment {
-	labels := map[string]string{"app": "bench-unrelated", "bench-deployment": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: unrelatedNamespace, Name: name, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					Containers: []corev1.Container{{Name: "pause", Image: "registry.k8s.io/pause:3.10"}},
-				},
-			},
-		},
-	}
 }
 
 // ratio is a / b, or 0 when b is (JSON has no infinity).

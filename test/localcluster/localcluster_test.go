@@ -22,6 +22,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example-inc/memcached-operator/test/localcluster"
+
+	"github.com/example-inc/memcached-operator/test/fixtures"
 )
 
 // defaultBinDir is the Makefile's build folder, seen from this package's
@@ -107,7 +109,7 @@ var _ = Describe("Cluster", Ordered, func() {
 		}}, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 
-		_, err = cs.AppsV1().Deployments(ns).Create(ctx, deployment("pause", 3), metav1.CreateOptions{})
+		_, err = cs.AppsV1().Deployments(ns).Create(ctx, fixtures.UnrelatedDeployment(ns, "pause", 3), metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		expectReadyReplicas(ctx, cs, ns, "pause", 3)
 
@@ -205,36 +207,6 @@ var _ = Describe("Cluster", Ordered, func() {
 		Expect(cluster.Stop()).To(Succeed(), "Stop is idempotent")
 	})
 })
-
-func deployment(name string, replicas int32) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					// Passes the restricted Pod Security profile.
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To[int64](65532),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{{
-						Name:  "pause",
-						Image: "registry.k8s.io/pause:3.10",
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-					}},
-				},
-			},
-		},
-	}
-}
 
 func expectReadyReplicas(ctx context.Context, cs kubernetes.Interface, ns, name string, want int32) {
 	GinkgoHelper()
