@@ -5,9 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/fixtures"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -49,11 +47,6 @@ func TestWebhooks(t *testing.T) {
 
 // repoRoot is the module's root, found from this file's location so the
 // suite runs from any working directory.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
 func testScheme() *k8sruntime.Scheme {
 	s := k8sruntime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
@@ -63,19 +56,15 @@ func testScheme() *k8sruntime.Scheme {
 
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	root := repoRoot()
-
 	testEnv = &envtest.Environment{
 		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              []string{filepath.Join(root, "config", "crd", "bases")},
+			Paths:              []string{fixtures.CRDDir()},
 			ErrorIfPathMissing: true,
 		},
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			Paths: []string{filepath.Join(root, "config", "webhook")},
+			Paths: []string{fixtures.WebhookDir()},
 		},
-	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		testEnv.BinaryAssetsDirectory = filepath.Join(root, "bin", "k8s", "1.37.2")
+		BinaryAssetsDirectory: fixtures.ControlPlaneDir(),
 	}
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())

@@ -26,10 +26,6 @@ import (
 	"github.com/example-inc/memcached-operator/test/fixtures"
 )
 
-// defaultBinDir is the Makefile's build folder, seen from this package's
-// directory (where go test runs).
-const defaultBinDir = "../../bin/k8s/1.37.2"
-
 const (
 	// readyTimeout allows for a loaded two-core machine; a 3-replica rollout
 	// usually takes under a second.
@@ -47,10 +43,7 @@ var _ = Describe("Cluster", Ordered, func() {
 	)
 
 	BeforeAll(func(ctx SpecContext) {
-		binDir := os.Getenv(localcluster.BinDirEnv)
-		if binDir == "" {
-			binDir = defaultBinDir
-		}
+		binDir := fixtures.ControlPlaneDir()
 		if missing := localcluster.MissingBinaries(binDir); len(missing) > 0 {
 			Skip(fmt.Sprintf("control plane binaries %v not found in %s: build them (make control-plane) or set $%s",
 				missing, binDir, localcluster.BinDirEnv))
