@@ -83,10 +83,12 @@ fmt: ## Run go fmt.
 vet: ## Run go vet.
 	go vet ./...
 
-# Unit and integration suites. The end-to-end suites (the local cluster's own,
-# test/e2e) run in test-e2e.
+# Unit and integration suites. The suites that run a whole local cluster have
+# targets of their own: test-e2e, test-faults and test-olm.
 E2E_PACKAGES = ./test/localcluster/... ./test/e2e/...
-TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e)
+FAULT_PACKAGES = ./test/faults/...
+OLM_PACKAGES = ./test/olm/...
+TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e -e /test/faults -e /test/olm)
 
 .PHONY: test
 test: manifests generate fmt vet control-plane ## Run the unit and integration tests against the built control plane.
@@ -95,6 +97,27 @@ test: manifests generate fmt vet control-plane ## Run the unit and integration t
 .PHONY: test-e2e
 test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests on a local cluster (etcd, apiserver, kcm, scheduler, kwok).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(E2E_PACKAGES) -timeout 30m
+
+.PHONY: test-faults
+test-faults: manifests generate control-plane kustomize ## Fault, bad-input and security tests on a local cluster (operator crashes, API server and etcd restarts, leader failover).
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(FAULT_PACKAGES) -timeout 40m $(FAULT_ARGS)
+
+.PHONY: test-olm
+test-olm: manifests generate control-plane olm opm ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
+		go test $(OLM_PACKAGES) -timeout 30m
+
+# FUZZTIME is how long `make fuzz` runs each fuzz target.
+FUZZTIME ?= 15s
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always run in make test).
+	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$pkg"/*_test.go); do \
+	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+	    go test "$$pkg" -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
 
 .PHONY: bench
 bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (~14 min); writes docs/bench.
