@@ -5,17 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/operatorproc"
 )
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
@@ -23,17 +22,10 @@ import (
 // the kernel's HZ).
 const clockTicks = 100
 
-// buildOperator compiles the operator from this tree, as `make build` does,
-// into dir/manager.
+// buildOperator compiles the operator from this tree into dir/manager.
 func buildOperator(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "manager")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = fixtures.RepoRoot()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build of the operator: %w\n%s", err, out)
-	}
-	return bin, nil
+	return bin, operatorproc.Build(ctx, bin)
 }
 
 // hasFlag reports whether the operator binary knows a flag, from its -help.
@@ -61,32 +53,28 @@ type operatorConfig struct {
 
 // operator is one running operator process.
 type operator struct {
-	cmd         *exec.Cmd
-	done        chan struct{}
-	err         error
+	*operatorproc.Process
 	metricsURL  string
-	readyzURL   string
-	startedAt   time.Time
 	webhookPort int
+	// startedAt is just before the process started.
+	startedAt time.Time
 }
 
 // startOperator starts the operator and waits until its readiness endpoint
 // answers (with webhooks, until the webhook server is serving).
 func startOperator(ctx context.Context, c operatorConfig) (*operator, error) {
-	ports, err := freePorts(3)
+	ports, err := operatorproc.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
 	metricsAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
 	probeAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
 	args := []string{
-		"--kubeconfig=" + c.kubeconfig,
 		"--metrics-bind-address=" + metricsAddr,
 		"--metrics-secure=false",
 		"--health-probe-bind-address=" + probeAddr,
-		// Out of the cluster the manager cannot find a namespace for its
-		// lease (it has no --leader-election-namespace flag); a single
-		// replica needs none. Lease writes are counted apart anyway.
+		// A single replica needs no lease, and lease renewals would only
+		// blur the idle write count.
 		"--leader-elect=false",
 		"--enable-webhooks=" + strconv.FormatBool(c.webhooks),
 	}
@@ -98,98 +86,34 @@ func startOperator(ctx context.Context, c operatorConfig) (*operator, error) {
 			"--webhook-port="+strconv.Itoa(ports[2]),
 		)
 	}
-	args = append(args, c.extraArgs...)
-
-	logFile, err := os.OpenFile(c.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	startedAt := time.Now()
+	p, err := operatorproc.Start(operatorproc.Options{
+		Binary:     c.bin,
+		Kubeconfig: c.kubeconfig,
+		LogPath:    c.logPath,
+		Args:       append(args, c.extraArgs...),
+		Env:        []string{"WATCH_NAMESPACE=" + c.watchNamespace},
+	})
 	if err != nil {
 		return nil, err
 	}
-	_, _ = fmt.Fprintf(logFile, "=== bench: %s starting %s %s (WATCH_NAMESPACE=%q)\n",
-		time.Now().Format(time.RFC3339Nano), c.bin, strings.Join(args, " "), c.watchNamespace)
-	cmd := exec.Command(c.bin, args...)
-	cmd.Dir = fixtures.RepoRoot()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(operatorEnviron(), "WATCH_NAMESPACE="+c.watchNamespace)
-	// Its own process group, and killed with the bench if the bench dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("starting the operator: %w", err)
-	}
-	op := &operator{
-		cmd:         cmd,
-		done:        make(chan struct{}),
-		metricsURL:  "http://" + metricsAddr + "/metrics",
-		readyzURL:   "http://" + probeAddr + "/readyz",
-		startedAt:   time.Now(),
-		webhookPort: ports[2],
-	}
-	go func() {
-		op.err = cmd.Wait()
-		_, _ = fmt.Fprintf(logFile, "=== bench: %s operator exited: %v\n", time.Now().Format(time.RFC3339Nano), op.err)
-		_ = logFile.Close()
-		close(op.done)
-	}()
-
+	op := &operator{Process: p, metricsURL: "http://" + metricsAddr + "/metrics", webhookPort: ports[2], startedAt: startedAt}
 	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	err = poll(readyCtx, 100*time.Millisecond, func() (bool, error) {
-		select {
-		case <-op.done:
-			return false, fmt.Errorf("the operator exited during start-up (%v); see %s", op.err, c.logPath)
-		default:
-		}
-		_, err := httpGet(readyCtx, op.readyzURL)
-		return err == nil, nil
-	})
-	if err != nil {
+	if err := p.WaitHTTP(readyCtx, "http://"+probeAddr+"/readyz"); err != nil {
 		return nil, errors.Join(fmt.Errorf("waiting for the operator to be ready: %w", err), op.stop())
 	}
 	return op, nil
 }
 
-// operatorEnviron is the bench's environment without what would change the
-// operator's behaviour behind the bench's back.
-func operatorEnviron() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "KUBECONFIG", "WATCH_NAMESPACE", "ENABLE_WEBHOOKS":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
-}
-
-// stop sends SIGTERM and waits up to 30 seconds for the operator to exit
-// (it deletes its local webhook configurations on the way out), then kills
-// it.
+// stop sends SIGTERM and gives the operator 30 seconds to exit (it deletes
+// its local webhook configurations on the way out) before killing it.
 func (op *operator) stop() error {
 	if op == nil {
 		return nil
 	}
-	select {
-	case <-op.done:
-		return nil
-	default:
-	}
-	pid := op.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	timer := time.NewTimer(30 * time.Second)
-	defer timer.Stop()
-	select {
-	case <-op.done:
-		return nil
-	case <-timer.C:
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-op.done
-		return errors.New("the operator did not exit within 30s of SIGTERM; killed it")
-	}
+	return op.Stop(30 * time.Second)
 }
-
-func (op *operator) pid() int { return op.cmd.Process.Pid }
 
 // procUsage is what /proc says about the operator at one moment.
 type procUsage struct {
@@ -203,7 +127,7 @@ type procUsage struct {
 
 // usage reads the operator's CPU time and memory from /proc.
 func (op *operator) usage() (procUsage, error) {
-	return readProcUsage(op.pid())
+	return readProcUsage(op.PID())
 }
 
 func readProcUsage(pid int) (procUsage, error) {
@@ -301,26 +225,6 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 		return time.Time{}, fmt.Errorf("waiting for the operator to settle (last: %s): %w", last, err)
 	}
 	return time.Now(), nil
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // httpGet GETs url on loopback with a client that never reuses connections,

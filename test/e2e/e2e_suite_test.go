@@ -24,6 +24,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/fixtures"
 	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/operatorproc"
 )
 
 func TestE2E(t *testing.T) {
@@ -77,7 +78,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// The operator builds while the cluster starts.
 	operatorBinary = filepath.Join(workDir, "manager")
 	built := make(chan error, 1)
-	go func() { built <- buildOperator(operatorBinary) }()
+	go func() { built <- operatorproc.Build(ctx, operatorBinary) }()
 
 	start := time.Now()
 	cluster, err = localcluster.New(localcluster.Options{BinDir: binDir, Dir: filepath.Join(workDir, "cluster")})

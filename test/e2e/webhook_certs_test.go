@@ -6,7 +6,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -26,6 +25,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/operatorproc"
 	"github.com/example-inc/memcached-operator/test/secretvolume"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -44,7 +44,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		webhookCertDir = func() string { return filepath.Join(workDir, "webhook-certs") }
 		metricsCertDir = func() string { return filepath.Join(workDir, "metrics-certs") }
 
-		operator                            *operatorProcess
+		operator                            *operatorproc.Process
 		webhookPort, metricsPort, probePort int
 		testNamespace                       = "e2e"
 	)
@@ -53,9 +53,9 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		if operator == nil {
 			return
 		}
-		Expect(operator.stop(15 * time.Second)).To(Succeed())
+		Expect(operator.Stop(15 * time.Second)).To(Succeed())
 		if CurrentSpecReport().Failed() {
-			GinkgoWriter.Println(tail(operator.logPath, 60))
+			GinkgoWriter.Println(operator.Tail(60))
 		}
 	})
 
@@ -130,27 +130,27 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 
 		By("starting the operator binary on the host, webhooks in mounted mode")
 		var err error
-		for _, p := range []*int{&webhookPort, &metricsPort, &probePort} {
-			*p, err = freePort()
-			Expect(err).NotTo(HaveOccurred())
-		}
-		start := time.Now()
-		operator, err = startOperator(operatorBinary, cluster.KubeconfigPath(), filepath.Join(workDir, "operator.log"),
-			"--webhook-cert-mode=mounted",
-			"--webhook-cert-dir="+webhookCertDir(),
-			"--webhook-port="+strconv.Itoa(webhookPort),
-			"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort),
-			"--metrics-cert-path="+metricsCertDir(),
-			"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
-		)
+		ports, err := operatorproc.FreePorts(3)
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(func(g Gomega) {
-			g.Expect(operator.running()).To(BeTrue(), "the operator exited:\n%s", tail(operator.logPath, 30))
-			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
-			g.Expect(err).NotTo(HaveOccurred())
-			_ = resp.Body.Close()
-			g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
-		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+		webhookPort, metricsPort, probePort = ports[0], ports[1], ports[2]
+		start := time.Now()
+		operator, err = operatorproc.Start(operatorproc.Options{
+			Binary:     operatorBinary,
+			Kubeconfig: cluster.KubeconfigPath(),
+			LogPath:    filepath.Join(workDir, "operator.log"),
+			Args: []string{
+				"--webhook-cert-mode=mounted",
+				"--webhook-cert-dir=" + webhookCertDir(),
+				"--webhook-port=" + strconv.Itoa(webhookPort),
+				"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+				"--metrics-cert-path=" + metricsCertDir(),
+				"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
+			},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		Expect(operator.WaitHTTP(readyCtx, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))).To(Succeed())
 		GinkgoWriter.Printf("operator ready %s after start\n", time.Since(start).Round(time.Millisecond))
 
 		By("checking both servers present the issued certificates")
@@ -199,7 +199,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 
 	It("renews the certificate through cert-manager; the webhook serves the new one without a restart", func(ctx SpecContext) {
 		Expect(operator).NotTo(BeNil(), "needs the previous spec")
-		pid := operator.cmd.Process.Pid
+		pid := operator.PID()
 		old := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
 		oldSerial := secretSerial(old)
 
@@ -267,8 +267,8 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 
 		By("checking the operator was not restarted")
-		Expect(operator.running()).To(BeTrue())
-		Expect(operator.cmd.Process.Pid).To(Equal(pid))
+		Expect(operator.Running()).To(BeTrue())
+		Expect(operator.PID()).To(Equal(pid))
 	}, SpecTimeout(3*time.Minute))
 })
 
