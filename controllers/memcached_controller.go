@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,12 +40,15 @@ type MemcachedReconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	opts     Options
+	pacer    *statusPacer
 }
 
 // NewMemcachedReconciler returns a reconciler that reads through c (the
 // manager's cached client) and writes as FieldOwner.
 func NewMemcachedReconciler(c client.Client, recorder events.EventRecorder, opts Options) *MemcachedReconciler {
-	return &MemcachedReconciler{client: c, recorder: recorder, opts: opts.withDefaults()}
+	opts = opts.withDefaults()
+	return &MemcachedReconciler{client: c, recorder: recorder, opts: opts,
+		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{})}
 }
 
 // The operator writes with server-side apply (patch; create when the object
@@ -80,6 +85,9 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	mc := &cachev1.Memcached{}
 	if err := r.client.Get(ctx, req.NamespacedName, mc); err != nil {
 		// Deleted: the garbage collector removes the owned objects.
+		if apierrors.IsNotFound(err) {
+			r.pacer.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mc.DeletionTimestamp.IsZero() {
@@ -103,7 +111,16 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		// empty status now would be one more API write per Memcached.
 		changed = false
 	}
-	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes), "statusChanged", changed)
+	var wait time.Duration
+	if changed {
+		wait = r.pacer.wait(req.NamespacedName, settled(st))
+	}
+	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes),
+		"statusChanged", changed, "statusHeldFor", wait)
+	if wait > 0 {
+		// A failure makes the status settled, so writeErr is nil here.
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	if changed {
 		if err := r.writeStatus(ctx, mc, st); err != nil {
 			return ctrl.Result{}, errors.Join(writeErr, err)

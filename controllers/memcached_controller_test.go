@@ -339,6 +339,24 @@ var _ = Describe("Memcached reconciler", func() {
 		}, timeout, interval).Should(BeEmpty())
 	})
 
+	It("writes each owned object once and the status once while a rollout ends within the progress interval", func() {
+		op.stop()
+		paced := startOperator(controllers.Options{DefaultSize: 3, ProgressInterval: timeout})
+		DeferCleanup(func() {
+			paced.stop()
+			op = startOperator(controllers.Options{DefaultSize: 3})
+		})
+		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		eventuallyAvailable(mc, 3)
+		Expect(paced.requests.Writes()).To(Equal(map[string]int{
+			"PATCH deployments":          1,
+			"PATCH services":             1,
+			"PATCH poddisruptionbudgets": 1,
+			"PATCH memcacheds/status":    1,
+			"POST events":                1,
+		}), "server-side apply of the three objects, the Created event and one status")
+	})
+
 	It("makes no write on a restart or a resync when nothing changed", func() {
 		var mcs []*cachev1.Memcached
 		for range 3 {

@@ -34,6 +34,11 @@ type Options struct {
 	// CoalesceDelay is how long changes of a Deployment and its pods are
 	// gathered before their Memcached is reconciled. Defaults to one second.
 	CoalesceDelay time.Duration
+
+	// ProgressInterval is how often, at most, a rollout's progress is
+	// written to status; its end and failures are written at once.
+	// Defaults to ten seconds.
+	ProgressInterval time.Duration
 }
 
 // withDefaults returns o with the zero values filled in.
@@ -49,6 +54,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CoalesceDelay == 0 {
 		o.CoalesceDelay = defaultCoalesceDelay
+	}
+	if o.ProgressInterval == 0 {
+		o.ProgressInterval = defaultProgressInterval
 	}
 	return o
 }

@@ -59,6 +59,14 @@ func desiredStatus(mc *cachev1.Memcached, o Options, d *appsv1.Deployment, pods 
 	return st
 }
 
+// settled reports whether st is where a rollout ends: every pod ready and
+// up to date, or a failure to report.
+func settled(st cachev1.MemcachedStatus) bool {
+	return meta.IsStatusConditionTrue(st.Conditions, cachev1.ConditionDegraded) ||
+		(meta.IsStatusConditionTrue(st.Conditions, cachev1.ConditionAvailable) &&
+			meta.IsStatusConditionFalse(st.Conditions, cachev1.ConditionProgressing))
+}
+
 // podNames lists the pods that serve or will serve: terminating and finished
 // pods are on their way out and no client should be sent to them.
 func podNames(pods []corev1.Pod) []string {

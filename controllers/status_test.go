@@ -40,11 +40,14 @@ func TestDesiredStatus(t *testing.T) {
 		err       error
 		want      conds
 		wantNodes []string
+		// settled: the status is written at once, not paced.
+		settled bool
 	}{
 		{name: "no deployment yet", want: conds{cachev1.ReasonReplicasNotReady, cachev1.ReasonScaling, cachev1.ReasonReconciled}},
 		{name: "all ready", d: deploymentStatus(1, 1, 3, 3, 3),
 			pods: []corev1.Pod{pod("m-c", corev1.PodRunning, false), pod("m-a", corev1.PodRunning, false), pod("m-b", corev1.PodPending, false)},
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-a", "m-b", "m-c"}},
+			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-a", "m-b", "m-c"},
+			settled: true},
 		{name: "rolling out", d: deploymentStatus(2, 2, 3, 1, 3),
 			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRollingOut, cachev1.ReasonReconciled}},
 		{name: "template change not yet observed", d: deploymentStatus(3, 2, 3, 3, 3),
@@ -52,10 +55,12 @@ func TestDesiredStatus(t *testing.T) {
 		{name: "scaling", d: deploymentStatus(1, 1, 2, 2, 2),
 			want: conds{cachev1.ReasonReplicasNotReady, cachev1.ReasonScaling, cachev1.ReasonReconciled}},
 		{name: "write failed", d: deploymentStatus(1, 1, 3, 3, 3), err: errors.New("boom"),
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconcileFailed}},
+			want:    conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconcileFailed},
+			settled: true},
 		{name: "terminating and finished pods are not nodes", d: deploymentStatus(1, 1, 3, 3, 3),
 			pods: []corev1.Pod{pod("m-a", corev1.PodRunning, true), pod("m-b", corev1.PodSucceeded, false), pod("m-c", corev1.PodFailed, false), pod("m-d", corev1.PodRunning, false)},
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-d"}},
+			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-d"},
+			settled: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +73,9 @@ func TestDesiredStatus(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("reasons = %+v, want %+v", got, tt.want)
+			}
+			if got := settled(st); got != tt.settled {
+				t.Errorf("settled = %v, want %v", got, tt.settled)
 			}
 			if diff := cmp.Diff(tt.wantNodes, st.Nodes); diff != "" {
 				t.Errorf("nodes (-want +got):\n%s", diff)

@@ -1,0 +1,72 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func TestStatusPacer(t *testing.T) {
+	const interval = 10 * time.Second
+	a := types.NamespacedName{Namespace: "ns", Name: "a"}
+	b := types.NamespacedName{Namespace: "ns", Name: "b"}
+
+	type step struct {
+		advance time.Duration
+		key     types.NamespacedName
+		settled bool
+		forget  bool
+		want    time.Duration
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"a settled status is written at once", []step{
+			{key: a, settled: true, want: 0},
+		}},
+		{"progress waits one interval from when it was first held", []step{
+			{key: a, want: interval},
+			{advance: 3 * time.Second, key: a, want: 7 * time.Second},
+			{advance: 7 * time.Second, key: a, want: 0},
+		}},
+		{"after a progress write the next waits a whole interval", []step{
+			{key: a, want: interval},
+			{advance: interval, key: a, want: 0},
+			{advance: 4 * time.Second, key: a, want: 6 * time.Second},
+		}},
+		{"settling ends the wait and starts over", []step{
+			{key: a, want: interval},
+			{advance: time.Second, key: a, settled: true, want: 0},
+			{advance: time.Second, key: a, want: interval},
+		}},
+		{"objects are paced apart", []step{
+			{key: a, want: interval},
+			{advance: 5 * time.Second, key: b, want: interval},
+			{advance: 5 * time.Second, key: a, want: 0},
+		}},
+		{"a forgotten object starts over", []step{
+			{key: a, want: interval},
+			{advance: 9 * time.Second, key: a, forget: true},
+			{key: a, want: interval},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+			p := newStatusPacer(interval, clk)
+			for i, s := range tt.steps {
+				clk.SetTime(clk.Now().Add(s.advance))
+				if s.forget {
+					p.forget(s.key)
+					continue
+				}
+				if got := p.wait(s.key, s.settled); got != s.want {
+					t.Fatalf("step %d: wait(%s, settled=%v) = %s, want %s", i, s.key.Name, s.settled, got, s.want)
+				}
+			}
+		})
+	}
+}
