@@ -25,21 +25,13 @@ import (
 
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/harness"
 )
-
-// toolPath is bin/<name> of the repository, or $<NAME> when set (the
-// Makefile's KUSTOMIZE and KUBECTL).
-func toolPath(name string) string {
-	if p := os.Getenv(strings.ToUpper(name)); p != "" {
-		return p
-	}
-	return filepath.Join(fixtures.RepoRoot(), "bin", name)
-}
 
 // buildConfigDefault runs `kustomize build config/default`: what `make
 // deploy` applies and `make build-installer` writes.
 func buildConfigDefault() ([]byte, error) {
-	kustomize := toolPath("kustomize")
+	kustomize := harness.Tool("kustomize")
 	if _, err := os.Stat(kustomize); err != nil {
 		return nil, fmt.Errorf("%w: %v (run make kustomize)", errNoTool, err)
 	}

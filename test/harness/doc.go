@@ -1,0 +1,14 @@
+// Package harness is what the ginkgo suites that run a whole local cluster
+// (test/e2e, test/faults, test/olm, test/security) do the same way: a work
+// directory kept when a spec fails, their own logging sent to a file, the
+// cluster started (or the suite skipped when the control plane is not
+// built), the operator built meanwhile, and kubectl.
+//
+//	var _ = BeforeSuite(func(ctx SpecContext) {
+//		dir := harness.WorkDir("faults")
+//		harness.LogTo(dir, "suite.log")
+//		build := harness.BuildOperator(ctx, dir)
+//		cluster = harness.StartCluster(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster")})
+//		operatorBinary = build.Wait(ctx)
+//	})
+package harness
