@@ -26,6 +26,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/test/fixtures"
 	"github.com/example-inc/memcached-operator/test/harness"
+	"github.com/example-inc/memcached-operator/test/webhookroute"
 )
 
 // buildConfigDefault runs `kustomize build config/default`: what `make
@@ -118,6 +119,18 @@ func decodeInstallation(manifests []byte) (*installation, error) {
 }
 
 // webhookService is the Service every webhook of the configurations calls.
+// webhookNames are the names of the webhook configurations.
+func (in *installation) webhookNames() webhookroute.Names {
+	var n webhookroute.Names
+	for _, m := range in.mutating {
+		n.Mutating = append(n.Mutating, m.Name)
+	}
+	for _, v := range in.validating {
+		n.Validating = append(n.Validating, v.Name)
+	}
+	return n
+}
+
 func (in *installation) webhookService() (*corev1.Service, error) {
 	var refs []admissionregistrationv1.WebhookClientConfig
 	for _, m := range in.mutating {

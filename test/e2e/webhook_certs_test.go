@@ -15,7 +15,6 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +26,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/fixtures"
 	"github.com/example-inc/memcached-operator/test/operatorproc"
 	"github.com/example-inc/memcached-operator/test/secretvolume"
+	"github.com/example-inc/memcached-operator/test/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -158,18 +158,12 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(servedCertificateSerial(ctx, metricsPort)).To(Equal(secretSerial(metricsSecret)))
 
 		// Pods run no processes here, so the Service's endpoints lead
-		// nowhere. Route the API server's calls to the host instead, without
-		// touching what it trusts or the name it checks: the configurations
-		// keep calling the webhook Service (so the API server still verifies
-		// the certificate for <service>.<namespace>.svc against the injected
-		// CA), their clientConfig.service.port becomes the operator's port,
-		// and the Service becomes an ExternalName for localhost, which the
-		// API server's service resolver dials directly. (A clientConfig URL
-		// of https://127.0.0.1:<port> would make the API server check the
-		// certificate for 127.0.0.1, which cert-manager's certificate for
-		// the Service does not name.)
+		// nowhere: route the API server's calls to the host, still through
+		// the Service's name and the injected CA (see package webhookroute).
 		By("routing the API server's webhook calls to the operator on the host")
-		routeWebhooksToHost(ctx, install, webhookService, webhookPort)
+		hooks, err := webhookroute.Get(ctx, k8s, install.webhookNames())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(webhookroute.ToHost(ctx, k8s, hooks, webhookPort)).Error().NotTo(HaveOccurred())
 
 		By("creating a Memcached of size 40: the API server rejects it")
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}})).To(Succeed())
@@ -319,54 +313,7 @@ func secretSerial(s *corev1.Secret) *big.Int {
 // webhookCABundles is the caBundle of every webhook of the installed
 // configurations, by webhook name.
 func webhookCABundles(ctx context.Context, g Gomega, in *installation) map[string][]byte {
-	bundles := map[string][]byte{}
-	for _, m := range in.mutating {
-		got := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(m), got)).To(Succeed())
-		for _, w := range got.Webhooks {
-			bundles[w.Name] = w.ClientConfig.CABundle
-		}
-	}
-	for _, v := range in.validating {
-		got := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(v), got)).To(Succeed())
-		for _, w := range got.Webhooks {
-			bundles[w.Name] = w.ClientConfig.CABundle
-		}
-	}
-	return bundles
-}
-
-// routeWebhooksToHost makes the API server's calls to the webhook Service
-// reach port on this host: the Service becomes an ExternalName for
-// localhost, and each webhook's clientConfig.service.port becomes port. See
-// the comment where it is called.
-func routeWebhooksToHost(ctx context.Context, in *installation, svc *corev1.Service, port int) {
-	GinkgoHelper()
-	current := &corev1.Service{}
-	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(svc), current)).To(Succeed())
-	external := current.DeepCopy()
-	external.Spec = corev1.ServiceSpec{
-		Type:         corev1.ServiceTypeExternalName,
-		ExternalName: "localhost",
-		Ports:        current.Spec.Ports,
-	}
-	Expect(k8s.Update(ctx, external)).To(Succeed())
-
-	patch := func(obj client.Object, hooks int) {
-		ops := ""
-		for i := range hooks {
-			if i > 0 {
-				ops += ","
-			}
-			ops += fmt.Sprintf(`{"op":"replace","path":"/webhooks/%d/clientConfig/service/port","value":%d}`, i, port)
-		}
-		Expect(k8s.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, []byte("["+ops+"]")))).To(Succeed())
-	}
-	for _, m := range in.mutating {
-		patch(m.DeepCopy(), len(m.Webhooks))
-	}
-	for _, v := range in.validating {
-		patch(v.DeepCopy(), len(v.Webhooks))
-	}
+	hooks, err := webhookroute.Get(ctx, k8s, in.webhookNames())
+	g.Expect(err).NotTo(HaveOccurred())
+	return hooks.CABundles()
 }
