@@ -102,10 +102,11 @@ test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests
 test-faults: manifests generate control-plane kustomize ## Fault, bad-input and security tests on a local cluster (operator crashes, API server and etcd restarts, leader failover).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(FAULT_PACKAGES) -timeout 40m $(FAULT_ARGS)
 
+# OLM_ARGS adds go test flags to test-olm ("-v -ginkgo.v" prints its steps and timings).
 .PHONY: test-olm
 test-olm: manifests generate control-plane olm opm ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
-		go test $(OLM_PACKAGES) -timeout 30m
+		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" go test $(OLM_PACKAGES) -timeout 30m $(OLM_ARGS)
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s

@@ -75,6 +75,11 @@ OLM_CATALOG ?= $(OLM_BIN_DIR)/catalog
 # OLM's CRDs (install them with `kubectl create`: the CSV CRD is too large for
 # client-side apply). Evaluated only where used; downloads the module if needed.
 OLM_CRDS_DIR = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/operator-framework/operator-lifecycle-manager)/deploy/chart/crds
+# The OpenShift cluster Proxy CRD (config.openshift.io/v1), from the
+# github.com/openshift/api version OLM's go.mod pins (hack/tools/olm requires
+# it): olm reads the cluster proxy from a Proxy named `cluster`. Evaluated only
+# where used; downloads the module if needed.
+OPENSHIFT_PROXY_CRD = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/openshift/api)/config/v1/0000_03_config-operator_01_proxy.crd.yaml
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
