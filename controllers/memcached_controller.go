@@ -28,8 +28,10 @@ import (
 )
 
 // Event reasons, for `kubectl get events --field-selector reason=...`.
+// Creation has none: the Deployment and the status show it, and an event is
+// one more API write per Memcached. A resize keeps one, as a resize through
+// the scale subresource leaves no other record of the size before.
 const (
-	eventCreated = "Created"
 	eventResized = "Resized"
 	eventFailed  = "ReconcileFailed"
 )
@@ -207,7 +209,7 @@ func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.M
 	switch {
 	case !applied:
 	case live.UID == "":
-		r.recorder.Eventf(mc, nil, corev1.EventTypeNormal, eventCreated, "Create", "created Deployment with %d pods", replicas)
+		log.FromContext(ctx).Info("created Deployment", "replicas", replicas)
 	case live.Spec.Replicas == nil || *live.Spec.Replicas != replicas:
 		r.recorder.Eventf(mc, nil, corev1.EventTypeNormal, eventResized, "Resize", "resized from %d to %d pods", ptr.Deref(live.Spec.Replicas, 1), replicas)
 	default:
