@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -16,11 +13,6 @@ import (
 	"github.com/example-inc/memcached-operator/test/fixtures"
 	"github.com/example-inc/memcached-operator/test/operatorproc"
 )
-
-// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat:
-// 100 on every Linux architecture Go supports (it is part of the ABI, unlike
-// the kernel's HZ).
-const clockTicks = 100
 
 // buildOperator compiles the operator from this tree into dir/manager.
 func buildOperator(ctx context.Context, dir string) (string, error) {
@@ -115,71 +107,9 @@ func (op *operator) stop() error {
 	return op.Stop(30 * time.Second)
 }
 
-// procUsage is what /proc says about the operator at one moment.
-type procUsage struct {
-	at time.Time
-	// cpuSeconds is user + system time since the process started.
-	cpuSeconds float64
-	// rssBytes is the resident set now (VmRSS); peakRSSBytes the largest
-	// it has been (VmHWM).
-	rssBytes, peakRSSBytes int64
-}
-
-// usage reads the operator's CPU time and memory from /proc.
-func (op *operator) usage() (procUsage, error) {
-	return readProcUsage(op.PID())
-}
-
-func readProcUsage(pid int) (procUsage, error) {
-	u := procUsage{at: time.Now()}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return u, err
-	}
-	// The command name, in parentheses, may hold spaces: count fields
-	// from the last ')'. Field 3 (state) comes first, utime is field 14
-	// and stime field 15.
-	i := strings.LastIndexByte(string(stat), ')')
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 13 {
-		return u, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return u, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	u.cpuSeconds = float64(utime+stime) / clockTicks
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return u, err
-	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		key, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		var dst *int64
-		switch key {
-		case "VmRSS":
-			dst = &u.rssBytes
-		case "VmHWM":
-			dst = &u.peakRSSBytes
-		default:
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-		if err != nil {
-			return u, fmt.Errorf("/proc/%d/status %s: %w", pid, key, err)
-		}
-		*dst = kb << 10
-	}
-	return u, nil
-}
-
 // metrics scrapes the operator's metrics endpoint.
 func (op *operator) metrics(ctx context.Context) (metrics, error) {
-	body, err := httpGet(ctx, op.metricsURL)
+	body, err := operatorproc.Get(ctx, op.metricsURL)
 	if err != nil {
 		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
 	}
@@ -225,30 +155,6 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 		return time.Time{}, fmt.Errorf("waiting for the operator to settle (last: %s): %w", last, err)
 	}
 	return time.Now(), nil
-}
-
-// httpGet GETs url on loopback with a client that never reuses connections,
-// so a restarted operator is never confused with an old one, and that
-// ignores proxy variables.
-func httpGet(ctx context.Context, url string) (string, error) {
-	plainHTTP := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := plainHTTP.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return string(body), nil
 }
 
 // poll calls cond every interval until it returns true or an error, or ctx

@@ -74,7 +74,7 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		return nil, err
 	}
 	reconciles0 := m0.sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
-	u0, err := b.op.usage()
+	u0, err := b.op.Usage()
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		return nil, err
 	}
 	b.settledAt = settled
-	u1, err := b.op.usage()
+	u1, err := b.op.Usage()
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +119,9 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		ConvergeSeconds:              last.Sub(t0).Seconds(),
 		SettledSeconds:               settled.Sub(t0).Seconds(),
 		PerObject:                    sampleQuantiles(latencies(issued, times)),
-		OperatorCPUSeconds:           u1.cpuSeconds - u0.cpuSeconds,
-		OperatorRSSBytes:             u1.rssBytes,
-		OperatorPeakRSSBytes:         u1.peakRSSBytes,
+		OperatorCPUSeconds:           u1.CPUSeconds - u0.CPUSeconds,
+		OperatorRSSBytes:             u1.RSSBytes,
+		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
 		Requests:                     reqs,
 		Writes:                       writes,
 		WritesPerObject:              float64(writes.total()) / float64(n),

@@ -19,7 +19,7 @@ func (b *bench) idle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u0, err := b.op.usage()
+	u0, err := b.op.Usage()
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (b *bench) idle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u1, err := b.op.usage()
+	u1, err := b.op.Usage()
 	if err != nil {
 		return err
 	}
@@ -52,8 +52,8 @@ func (b *bench) idle(ctx context.Context) error {
 		OtherWrites:            writes.total() - writes.only(leaseResource).total(),
 		Reconciles:             reconciles(m1) - reconciles(m0),
 		ClientRequestsByMethod: subtract(m1.clientRequestsByMethod(), m0.clientRequestsByMethod()),
-		OperatorCPUSeconds:     u1.cpuSeconds - u0.cpuSeconds,
-		OperatorRSSBytes:       u1.rssBytes,
+		OperatorCPUSeconds:     u1.CPUSeconds - u0.CPUSeconds,
+		OperatorRSSBytes:       u1.RSSBytes,
 	}
 	b.res.Scenarios.Idle = r
 	b.table.row(scenarioIdle, b.o.n, r.WindowSeconds, r.OperatorCPUSeconds, r.OperatorRSSBytes, writes.total(),

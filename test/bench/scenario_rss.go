@@ -103,14 +103,14 @@ func (b *bench) restartAndMeasure(ctx context.Context) (rssSample, error) {
 		return rssSample{}, err
 	}
 	b.settledAt = settled
-	u, err := op.usage()
+	u, err := op.Usage()
 	if err != nil {
 		return rssSample{}, err
 	}
 	s := rssSample{
 		StartupSeconds:    settled.Sub(op.startedAt).Seconds(),
-		StartupCPUSeconds: u.cpuSeconds,
-		SteadyRSSBytes:    u.rssBytes,
+		StartupCPUSeconds: u.CPUSeconds,
+		SteadyRSSBytes:    u.RSSBytes,
 	}
 	// Sampling on a ticker is the measurement; the window ends on a timer.
 	window := time.NewTimer(b.o.rssWindow)
@@ -125,19 +125,19 @@ sampling:
 		case <-window.C:
 			break sampling
 		case <-ticker.C:
-			u, err := op.usage()
+			u, err := op.Usage()
 			if err != nil {
 				return s, err
 			}
-			s.SteadyRSSBytes = max(s.SteadyRSSBytes, u.rssBytes)
+			s.SteadyRSSBytes = max(s.SteadyRSSBytes, u.RSSBytes)
 		}
 	}
 	end := time.Now()
-	u, err = op.usage()
+	u, err = op.Usage()
 	if err != nil {
 		return s, err
 	}
-	s.PeakRSSBytes = u.peakRSSBytes
+	s.PeakRSSBytes = u.PeakRSSBytes
 	m, err := op.metrics(ctx)
 	if err != nil {
 		return s, err

@@ -74,12 +74,12 @@ func (b *bench) webhook(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u0, err := op.usage()
+	u0, err := op.Usage()
 	if err != nil {
 		return err
 	}
 	with, withErrs := b.createAtRate(ctx, webhookNamespace)
-	u1, err := op.usage()
+	u1, err := op.Usage()
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,8 @@ func (b *bench) webhook(ctx context.Context) error {
 		BaselineCreates:    len(baseline),
 		ClientWith:         sampleQuantiles(with),
 		ClientWithout:      sampleQuantiles(baseline),
-		OperatorCPUSeconds: u1.cpuSeconds - u0.cpuSeconds,
-		OperatorRSSBytes:   u1.rssBytes,
+		OperatorCPUSeconds: u1.CPUSeconds - u0.CPUSeconds,
+		OperatorRSSBytes:   u1.RSSBytes,
 	}
 	create := map[string]string{"operation": "CREATE"}
 	for _, name := range api1.labelValues(apiServerWebhookHistogram+"_bucket", "name") {

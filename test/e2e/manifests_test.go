@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,24 +27,10 @@ import (
 	"github.com/example-inc/memcached-operator/test/webhookroute"
 )
 
-// buildConfigDefault runs `kustomize build config/default`: what `make
-// deploy` applies and `make build-installer` writes.
+// buildConfigDefault runs `kustomize build config/default`.
 func buildConfigDefault() ([]byte, error) {
-	kustomize := harness.Tool("kustomize")
-	if _, err := os.Stat(kustomize); err != nil {
-		return nil, fmt.Errorf("%w: %v (run make kustomize)", errNoTool, err)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(kustomize, "build", filepath.Join(fixtures.RepoRoot(), "config", "default"))
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("kustomize build config/default: %w: %s", err, stderr.String())
-	}
-	return out, nil
+	return harness.KustomizeBuild(filepath.Join(fixtures.RepoRoot(), "config", "default"))
 }
-
-var errNoTool = errors.New("tool missing")
 
 // installation is the decoded output of config/default, with the objects
 // the certificate wiring connects.
@@ -233,7 +217,7 @@ func serviceDNSNames(svc *corev1.Service) []string {
 // with it, and lands in the Secret the manager mounts where it reads it.
 func TestConfigDefaultCertificates(t *testing.T) {
 	out, err := buildConfigDefault()
-	if errors.Is(err, errNoTool) {
+	if errors.Is(err, harness.ErrNoTool) {
 		t.Skip(err)
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -106,5 +107,19 @@ func TestFreePortsDistinct(t *testing.T) {
 	slices.Sort(ports)
 	if len(slices.Compact(ports)) != 5 {
 		t.Errorf("FreePorts(5) = %v, want 5 distinct ports", ports)
+	}
+}
+
+func TestReadUsageOfThisProcess(t *testing.T) {
+	// Burn a little CPU so utime is measurable at 10 ms resolution.
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	u, err := ReadUsage(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.CPUSeconds <= 0 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
+		t.Errorf("usage %+v: want CPU > 0 and 0 < RSS <= peak RSS", u)
 	}
 }

@@ -3,31 +3,48 @@ package operatorproc
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
 
+// loopbackClient never reuses a connection, so a restarted operator on the
+// same port is never mistaken for the old one, and uses no proxy, since the
+// operator's URLs are on loopback.
+var loopbackClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+
+// Get returns the body of a 200 answer from url on loopback (the operator's
+// /metrics, say).
+func Get(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := loopbackClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return string(body), nil
+}
+
 // WaitHTTP polls url (the operator's /readyz, say) until it answers 200 OK.
 // It fails early when the process exits, with the end of its log.
 func (p *Process) WaitHTTP(ctx context.Context, url string) error {
-	// No keep-alive, so a restarted operator on the same port is never
-	// mistaken for the old one; no proxy, since the URL is on loopback.
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
 	ticker := time.NewTicker(100 * time.Millisecond)
 	defer ticker.Stop()
 	var last error
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := c.Do(req)
+		_, err := Get(ctx, url)
 		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = fmt.Errorf("GET %s: %s", url, resp.Status)
+			return nil
 		}
 		if ctx.Err() == nil {
 			last = err

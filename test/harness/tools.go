@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,6 +34,27 @@ func Kubectl(ctx context.Context, kubeconfig string, stdin []byte, args ...strin
 	out, err := cmd.Output()
 	if err != nil {
 		return out, fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// ErrNoTool marks a tool that is not built, which makes a test skip rather
+// than fail.
+var ErrNoTool = errors.New("tool missing")
+
+// KustomizeBuild runs `kustomize build dir` (config/default is what `make
+// deploy` applies and `make build-installer` writes).
+func KustomizeBuild(dir string) ([]byte, error) {
+	kustomize := Tool("kustomize")
+	if _, err := os.Stat(kustomize); err != nil {
+		return nil, fmt.Errorf("%w: %v (run make kustomize)", ErrNoTool, err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", dir)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build %s: %w: %s", dir, err, stderr.String())
 	}
 	return out, nil
 }
