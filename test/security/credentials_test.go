@@ -1,0 +1,111 @@
+package security
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+)
+
+// operatorRBACKinds are the objects of config/default that make up the
+// operator's identity and rights.
+var operatorRBACKinds = []string{"Namespace", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
+
+// installOperatorRBAC creates config/default's namespace, ServiceAccount,
+// roles and bindings as rendered, so the operator runs with what `make
+// deploy` would give it and nothing more.
+func installOperatorRBAC(ctx context.Context, objs []*unstructured.Unstructured) error {
+	n := 0
+	for _, u := range objs {
+		if !slices.Contains(operatorRBACKinds, u.GetKind()) {
+			continue
+		}
+		if err := k8s.Create(ctx, u.DeepCopy()); err != nil {
+			return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("config/default renders none of %v", operatorRBACKinds)
+	}
+	return nil
+}
+
+// localWebhookRole is the test's one addition to the generated RBAC:
+// --webhook-cert-mode=local (make run's mode, never used in a cluster)
+// writes and deletes the webhook configurations itself, which in a
+// cluster cert-manager or OLM do.
+const localWebhookRole = "security-test-local-webhook-mode"
+
+func grantLocalWebhookMode(ctx context.Context) error {
+	cr := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: localWebhookRole},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"admissionregistration.k8s.io"},
+			Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+			Verbs:     []string{"get", "create", "patch", "delete"},
+		}},
+	}
+	if err := k8s.Create(ctx, cr); err != nil {
+		return err
+	}
+	return bindClusterRole(ctx, localWebhookRole, localWebhookRole, operatorNamespace, operatorServiceAccount)
+}
+
+// bindClusterRole binds ClusterRole role to a ServiceAccount.
+func bindClusterRole(ctx context.Context, name, role, ns, sa string) error {
+	return k8s.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa}},
+	})
+}
+
+// createServiceAccount creates a ServiceAccount, and its namespace if
+// missing.
+func createServiceAccount(ctx context.Context, ns, name string) error {
+	err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+}
+
+// serviceAccountToken asks the TokenRequest API for a token of a
+// ServiceAccount, as kubelet does for a projected token volume. Two hours
+// outlast the suite.
+func serviceAccountToken(ctx context.Context, ns, name string) (string, error) {
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](2 * 60 * 60)},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("token for %s/%s: %w", ns, name, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// writeTokenKubeconfig writes a kubeconfig that reaches admin's API server,
+// trusting its CA, and authenticates with token only.
+func writeTokenKubeconfig(path string, admin *rest.Config, token string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
+	cfg.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts["operator"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "operator"}
+	cfg.CurrentContext = "operator"
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}

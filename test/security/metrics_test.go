@@ -1,0 +1,96 @@
+package security
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"io"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+)
+
+// scrape GETs the operator's /metrics with token as bearer token ("" sends
+// no Authorization header) and returns the status code and body.
+func scrape(ctx context.Context, addr, token string) (int, string, error) {
+	c := &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{
+			// The metrics certificate is controller-runtime's self-signed
+			// one, made at start: nothing to verify it against. What is
+			// tested is who gets an answer, not the certificate.
+			TLSClientConfig:   &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see above
+			DisableKeepAlives: true,
+			Proxy:             nil,
+		},
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return resp.StatusCode, string(body), err
+}
+
+var _ = Describe("The metrics endpoint", Ordered, func() {
+	const (
+		ns       = "metrics-scrapers"
+		reader   = "prometheus"
+		stranger = "stranger"
+	)
+	// tokens of the callers, by name.
+	tokens := map[string]string{}
+
+	BeforeAll(func(ctx SpecContext) {
+		// reader gets config/rbac/metrics_reader_role.yaml's ClusterRole, as
+		// installed from config/default; stranger gets nothing.
+		for _, sa := range []string{reader, stranger} {
+			Expect(createServiceAccount(ctx, ns, sa)).To(Succeed())
+		}
+		Expect(bindClusterRole(ctx, "metrics-scraper-prometheus", metricsReaderRole, ns, reader)).To(Succeed())
+		for _, sa := range []string{reader, stranger} {
+			t, err := serviceAccountToken(ctx, ns, sa)
+			Expect(err).NotTo(HaveOccurred())
+			tokens[sa] = t
+		}
+		// Not a token the API server issued.
+		tokens["forged"] = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06YWRtaW4ifQ.c2lnbmF0dXJl"
+	})
+
+	DescribeTable("answers",
+		func(ctx SpecContext, caller string, want types.GomegaMatcher) {
+			var got int
+			// Eventually: the RBAC binding reaches the API server's
+			// authorizer within moments, not at once.
+			Eventually(func(g Gomega) {
+				code, body, err := scrape(ctx, op.metricsAddr, tokens[caller])
+				g.Expect(err).NotTo(HaveOccurred())
+				got = code
+				g.Expect(code).To(want, "body: %.300s", body)
+				if code == http.StatusOK {
+					g.Expect(body).To(ContainSubstring("controller_runtime_reconcile_total"))
+				}
+			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(time.Second).Should(Succeed())
+			AddReportEntry("GET /metrics with token of "+cmp.Or(caller, "nobody"), got)
+		},
+		Entry("401 without a token", "", Equal(http.StatusUnauthorized)),
+		// The TokenReview of a token the API server cannot parse reports an
+		// error, and controller-runtime's filter answers any TokenReview
+		// error with 500 rather than 401. Refused either way.
+		Entry("401 or 500 with a token the API server did not issue", "forged",
+			BeElementOf(http.StatusUnauthorized, http.StatusInternalServerError)),
+		Entry("403 to a ServiceAccount without the metrics-reader role", stranger, Equal(http.StatusForbidden)),
+		Entry("200 to a ServiceAccount with the metrics-reader role", reader, Equal(http.StatusOK)),
+	)
+})
