@@ -86,9 +86,9 @@ vet: ## Run go vet.
 # Unit and integration suites. The suites that run a whole local cluster have
 # targets of their own: test-e2e, test-faults and test-olm.
 E2E_PACKAGES = ./test/localcluster/... ./test/e2e/...
-FAULT_PACKAGES = ./test/faults/...
+FAULT_PACKAGES = ./test/faults/... ./test/security/...
 OLM_PACKAGES = ./test/olm/...
-TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e -e /test/faults -e /test/olm)
+TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e -e /test/faults -e /test/security -e /test/olm)
 
 .PHONY: test
 test: manifests generate fmt vet control-plane ## Run the unit and integration tests against the built control plane.
@@ -100,13 +100,13 @@ test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests
 
 .PHONY: test-faults
 test-faults: manifests generate control-plane kustomize ## Fault, bad-input and security tests on a local cluster (operator crashes, API server and etcd restarts, leader failover).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(FAULT_PACKAGES) -timeout 40m $(FAULT_ARGS)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(FAULT_PACKAGES) -count=1 -timeout 40m $(FAULT_ARGS)
 
 # OLM_ARGS adds go test flags to test-olm ("-v -ginkgo.v" prints its steps and timings).
 .PHONY: test-olm
 test-olm: manifests generate control-plane olm opm ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
-		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" go test $(OLM_PACKAGES) -timeout 30m $(OLM_ARGS)
+		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" go test $(OLM_PACKAGES) -count=1 -timeout 30m $(OLM_ARGS)
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s
