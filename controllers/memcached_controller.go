@@ -67,6 +67,9 @@ func NewMemcachedReconciler(c client.Client, recorder events.EventRecorder, opts
 // and to the pods (found by their instance label) trigger a reconcile; there
 // is no periodic requeue.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := indexPodsByInstance(context.Background(), mgr); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// Every update, status included: a status write that lost a race
 		// with a stale cache is corrected when the newer object arrives.
@@ -102,7 +105,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	pods := &corev1.PodList{}
-	if err := r.client.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabels(selectorLabels(mc))); err != nil {
+	if err := r.client.List(ctx, pods, podsOf(mc)...); err != nil {
 		return ctrl.Result{}, errors.Join(writeErr, err)
 	}
 	st := desiredStatus(mc, r.opts, d, pods.Items, writeErr)
