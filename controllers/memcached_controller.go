@@ -64,8 +64,8 @@ func NewMemcachedReconciler(c client.Client, recorder events.EventRecorder, opts
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager registers the reconciler. Changes to the owned objects
-// and to the pods (found by their instance label) trigger a reconcile; there
-// is no periodic requeue.
+// and to the pods (found by their instance label) trigger a reconcile; the
+// only timed requeue is for a status progress the pacer holds back.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexPodsByInstance(context.Background(), mgr); err != nil {
 		return err
