@@ -74,8 +74,8 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Every update, status included: a status write that lost a race
 		// with a stale cache is corrected when the newer object arrives.
 		For(&cachev1.Memcached{}).
-		Owns(&corev1.Service{}).
-		Owns(&policyv1.PodDisruptionBudget{}).
+		Watches(&corev1.Service{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
+		Watches(&policyv1.PodDisruptionBudget{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
 		// The Deployment and its pods change in bursts during a rollout.
 		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
