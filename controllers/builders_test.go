@@ -52,7 +52,7 @@ func TestDesiredDeployment(t *testing.T) {
 			if *c.Image != DefaultMemcachedImage {
 				t.Errorf("image = %q", *c.Image)
 			}
-			if diff := cmp.Diff([]string{"memcached", "-m=64", "-o", "modern", "-v"}, c.Command); diff != "" {
+			if diff := cmp.Diff([]string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose"}, c.Command); diff != "" {
 				t.Errorf("command (-want +got):\n%s", diff)
 			}
 			if *c.Ports[0].ContainerPort != 11211 || *c.Ports[0].Name != "memcached" {

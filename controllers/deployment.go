@@ -21,7 +21,11 @@ const (
 
 // memcachedCommand caps the item memory at 64 MiB; the container's memory
 // request and limit below leave room for connections and the hash table.
-var memcachedCommand = []string{"memcached", "-m=64", "-o", "modern", "-v"}
+// Long options with "=" only: memcached's getopt takes "-m=64" as the value
+// "=64", which atoi reads as 0 MiB, and memcached refuses to start. The
+// command is proven against real memcached on the local cluster's real node
+// (test/node).
+var memcachedCommand = []string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose"}
 
 // desiredDeployment is the Deployment that runs mc's memcached pods: every
 // field here is owned by the operator and returns after a hand edit.
