@@ -118,7 +118,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	var wait time.Duration
 	if changed {
-		wait = r.pacer.wait(req.NamespacedName, settled(st))
+		wait = r.pacer.wait(req.NamespacedName, urgent(mc.Status, st))
 	}
 	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes),
 		"statusChanged", changed, "statusHeldFor", wait)

@@ -67,6 +67,14 @@ func settled(st cachev1.MemcachedStatus) bool {
 			meta.IsStatusConditionFalse(st.Conditions, cachev1.ConditionProgressing))
 }
 
+// urgent reports whether the change from old to st must be written at once
+// rather than paced: a settled status or a failure, or a loss of ready pods.
+// Only progress towards the goal (pods coming up) waits; a pod that stops
+// serving is news.
+func urgent(old, st cachev1.MemcachedStatus) bool {
+	return settled(st) || st.ReadyReplicas < old.ReadyReplicas
+}
+
 // podNames lists the pods that serve or will serve: terminating and finished
 // pods are on their way out and no client should be sent to them.
 func podNames(pods []corev1.Pod) []string {

@@ -101,3 +101,31 @@ func TestDesiredStatusIsStable(t *testing.T) {
 		t.Fatalf("status changed without a cause (-first +second):\n%s", diff)
 	}
 }
+
+func TestUrgent(t *testing.T) {
+	ready := func(n int32, settled bool) cachev1.MemcachedStatus {
+		d := deploymentStatus(1, 1, 3, 3, n)
+		if !settled {
+			d = deploymentStatus(1, 1, 3, 2, n)
+		}
+		return desiredStatus(memcached("m", ptr.To[int32](3)), Options{}, d, nil, nil)
+	}
+	tests := []struct {
+		name     string
+		old, new cachev1.MemcachedStatus
+		want     bool
+	}{
+		{"progress waits", ready(1, false), ready(2, false), false},
+		{"settling is written at once", ready(2, false), ready(3, true), true},
+		{"a pod that stops being ready is written at once", ready(3, true), ready(2, true), true},
+		{"a failure is written at once", ready(3, true),
+			desiredStatus(memcached("m", ptr.To[int32](3)), Options{}, deploymentStatus(1, 1, 3, 3, 3), nil, errors.New("boom")), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := urgent(tt.old, tt.new); got != tt.want {
+				t.Errorf("urgent = %v, want %v (old ready %d, new ready %d)", got, tt.want, tt.old.ReadyReplicas, tt.new.ReadyReplicas)
+			}
+		})
+	}
+}
