@@ -260,12 +260,18 @@ func run(o options) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	readyz := healthz.Ping
-	if o.enableWebhooks {
-		readyz = mgr.GetWebhookServer().StartedChecker()
-	}
-	if err := mgr.AddReadyzCheck("readyz", readyz); err != nil {
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
+	}
+	if o.enableWebhooks {
+		// Ready only once the webhook server serves, with the certificate
+		// its source says can be used.
+		if err := mgr.AddReadyzCheck("webhook-server", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return err
+		}
+		if err := mgr.AddReadyzCheck("webhook-certificate", webhookCerts.Ready); err != nil {
+			return err
+		}
 	}
 
 	log.Info("starting manager")

@@ -1,8 +1,9 @@
 /*
 Package certs gives the manager's servers their serving certificates.
 
-Every mode is a [Source]: one of the server's TLSOpts ([Source.ConfigureTLS])
-and a manager.Runnable that keeps the certificate current ([Source.Start]).
+Every mode is a [Source]: one of the server's TLSOpts ([Source.ConfigureTLS]),
+a manager.Runnable that keeps the certificate current ([Source.Start]) and a
+readiness check for /readyz ([Source.Ready]).
 There is one file per mode:
 
   - mounted.go: [MountedSource] serves tls.crt and tls.key from a directory
@@ -39,5 +40,7 @@ Use it from main:
 	})
 	err = mgr.Add(webhookCerts)
 	err = mgr.Add(metricsCerts)
+	err = mgr.AddReadyzCheck("webhook-certificate", webhookCerts.Ready)
+	err = mgr.AddReadyzCheck("webhook-certificate", webhookCerts.Ready)
 */
 package certs

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -56,6 +58,8 @@ type LocalSource struct {
 	url     string
 	configs []*unstructured.Unstructured
 	client  client.Client
+	// written is set once Start has written the configurations.
+	written atomic.Bool
 }
 
 var _ Source = &LocalSource{}
@@ -139,6 +143,7 @@ func (s *LocalSource) Start(ctx context.Context) error {
 			return fmt.Errorf("local webhook certificates: writing %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 	}
+	s.written.Store(true)
 	log.Info("webhook configurations point at this host", "configurations", s.ConfigurationNames(), "url", s.url)
 
 	<-ctx.Done()
@@ -162,6 +167,16 @@ func (s *LocalSource) Start(ctx context.Context) error {
 
 // NeedLeaderElection implements Source.
 func (s *LocalSource) NeedLeaderElection() bool { return false }
+
+// Ready implements Source: the API server calls this host only once Start
+// has written the webhook configurations, so until then the operator is
+// not ready; a write in between would skip the webhooks.
+func (s *LocalSource) Ready(*http.Request) error {
+	if !s.written.Load() {
+		return errors.New("the webhook configurations do not point at this host yet")
+	}
+	return nil
+}
 
 // localWebhookConfigurations turns the generated webhook configurations into
 // the local ones: names prefixed with LocalNamePrefix, and every webhook's

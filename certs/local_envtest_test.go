@@ -87,6 +87,9 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(webhooks.SetupWithManager(mgr, webhooks.DefaultSizePolicy())).To(Succeed())
 	g.Expect(mgr.Add(src)).To(Succeed())
+	// Not ready before the configurations point at this host: the API
+	// server would not call the webhooks yet.
+	g.Expect(src.Ready(nil)).To(MatchError(ContainSubstring("do not point at this host")))
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- mgr.Start(ctx) }()
@@ -97,6 +100,7 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 		return k8s.Create(ctx, fixtures.Memcached("default", "too-big", fixtures.WithSize(40)))
 	}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).
 		Should(MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+	g.Expect(src.Ready(nil)).To(Succeed())
 	// ... and defaults a good one.
 	mc := fixtures.Memcached("default", "defaulted")
 	g.Expect(k8s.Create(ctx, mc)).To(Succeed())

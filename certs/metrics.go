@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/http"
 )
 
 // NewMetricsSource returns the metrics server's Source. With a directory
@@ -30,3 +31,4 @@ type selfSigned struct{}
 func (selfSigned) ConfigureTLS(*tls.Config)        {}
 func (selfSigned) Start(ctx context.Context) error { return nil }
 func (selfSigned) NeedLeaderElection() bool        { return false }
+func (selfSigned) Ready(*http.Request) error       { return nil }

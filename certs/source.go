@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,12 @@ type Source interface {
 	// by setting GetCertificate. Pass it as one of the server's TLSOpts. A
 	// source that leaves GetCertificate unset lets controller-runtime choose.
 	ConfigureTLS(*tls.Config)
+
+	// Ready is a readiness check (a healthz.Checker): nil once the
+	// servers using the source can be called as configured. The manager's
+	// /readyz includes it, so kubelet, OLM and tests route to the operator
+	// only then.
+	Ready(*http.Request) error
 
 	// Start keeps the certificate, and whatever depends on it, current
 	// until ctx is done. Add the source to the manager, which starts it.
