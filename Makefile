@@ -83,42 +83,46 @@ fmt: ## Run go fmt.
 vet: ## Run go vet.
 	go vet ./...
 
-# Unit and integration suites. The suites that run a whole local cluster have
-# targets of their own: test-e2e, test-faults and test-olm.
-E2E_PACKAGES = ./test/localcluster/... ./test/e2e/...
-FAULT_PACKAGES = ./test/faults/... ./test/security/...
-OLM_PACKAGES = ./test/olm/...
-TEST_PACKAGES = $$(go list ./... | grep -v -e /test/localcluster -e /test/e2e -e /test/faults -e /test/security -e /test/olm)
+# Unit and integration tests: the product packages, the test framework and the
+# suites that need no whole cluster with an operator. The suites under test/
+# that run one have targets of their own, one each, and run with -count=1:
+# they build and run the operator as a process, which Go's test cache cannot
+# see, so a cached ok could hide a change to the operator.
+UNIT_PACKAGES = . ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./test/framework/... ./test/bundle/... ./test/bench/...
+
+# Every suite runs as `go test -json` through hack/testreport, which prints
+# what plain go test would and, when TEST_REPORT names a file (.ci/run's
+# does), records which packages passed, failed and skipped.
+GO_TEST = go test -json
+TEST_REPORTER = | go run ./hack/testreport
 
 .PHONY: test
 test: manifests generate fmt vet control-plane ## Run the unit and integration tests against the built control plane.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(TEST_PACKAGES) -coverprofile cover.out
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
 .PHONY: test-e2e
-test-e2e: manifests generate control-plane kustomize ## Run the end-to-end tests on a local cluster (etcd, apiserver, kcm, scheduler, kwok).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(E2E_PACKAGES) -timeout 30m
+test-e2e: manifests generate control-plane kustomize ## The kubectl apply install path on a local cluster, with cert-manager's controllers.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-faults
-test-faults: manifests generate control-plane kustomize ## Fault, bad-input and security tests on a local cluster (operator crashes, API server and etcd restarts, leader failover).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go test $(FAULT_PACKAGES) -count=1 -timeout 40m $(FAULT_ARGS)
+test-faults: manifests generate control-plane ## Operator crashes, API server and etcd restarts, leader failover, drift, webhooks down, malformed reviews.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/faults/... -count=1 -timeout 40m $(TEST_ARGS) $(TEST_REPORTER)
 
-# OLM_ARGS adds go test flags to test-olm ("-v -ginkgo.v" prints its steps and timings).
+.PHONY: test-security
+test-security: manifests generate control-plane kustomize ## RBAC, Pod Security, metrics authentication, TLS and proxy credentials on a local cluster.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/security/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
+
 .PHONY: test-olm
-test-olm: manifests generate control-plane olm opm ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
+test-olm: manifests generate control-plane olm opm olm-manifests ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
-		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" go test $(OLM_PACKAGES) -count=1 -timeout 30m $(OLM_ARGS)
+		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/olm/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always run in make test).
-	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
-	  for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$pkg"/*_test.go); do \
-	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-	    go test "$$pkg" -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME); \
-	  done; \
-	done
+	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: bench
 bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (~14 min); writes docs/bench.
@@ -136,10 +140,12 @@ lint: golangci-lint ## Run golangci-lint.
 lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	"$(GOLANGCI_LINT)" run --fix
 
-.PHONY: verify-generated
-verify-generated: manifests generate ## Fail when generated files differ from what is committed.
+.PHONY: verify
+verify: manifests generate ## Fail, changing nothing committed, when generated files are stale, code is not gofmt'ed or go.mod is not tidy.
 	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run make manifests generate and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files" >&2; exit 1; }
+	@files="$$(gofmt -l $$(git ls-files '*.go'))"; test -z "$$files" || { echo "not gofmt'ed (run make fmt):" $$files >&2; exit 1; }
+	@go mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy" >&2; exit 1; }
 
 ##@ Build
 
@@ -208,35 +214,11 @@ undeploy: kustomize ## Remove the operator from the cluster. ignore-not-found=tr
 BUNDLE_CREATED_AT ?= 2026-11-30T00:00:00Z
 
 BUNDLE_DIR := bundle
-BUNDLE_CSV := $(BUNDLE_DIR)/manifests/memcached-operator.clusterserviceversion.yaml
-# The webhook Service of config/webhook: operator-sdk needs it to fill in the
-# webhookdefinitions' ports, but OLM creates its own Service for them
-# (<deploymentName>-service), so the bundle leaves this one out.
-BUNDLE_WEBHOOK_SERVICE := $(BUNDLE_DIR)/manifests/memcached-operator-webhook-service_v1_service.yaml
 
-# The build runs on a throwaway copy of config/manifests (a sibling, so its
-# ../default still resolves) in which `kustomize edit set image` sets IMG: the
-# committed kustomization is never rewritten. operator-sdk's relatedImages
-# hold only the RELATED_IMAGE_* images; with tags (no USE_IMAGE_DIGESTS) the
-# operator image is added here. With digests, operator-sdk lists every image
-# itself.
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them.
-	"$(OPERATOR_SDK)" generate kustomize manifests -q --interactive=false
-	@set -e; tmp="$$(mktemp -d config/.bundle-manifests.XXXXXX)"; trap 'rm -rf "$$tmp"' EXIT; \
-	cp -R config/manifests/. "$$tmp"; \
-	(cd "$$tmp" && "$(KUSTOMIZE)" edit set image controller=$(IMG)); \
-	rm -rf $(BUNDLE_DIR)/manifests $(BUNDLE_DIR)/metadata $(BUNDLE_DIR)/tests; \
-	echo "kustomize build config/manifests (IMG=$(IMG)) | operator-sdk generate bundle $(BUNDLE_GEN_FLAGS)"; \
-	"$(KUSTOMIZE)" build "$$tmp" | "$(OPERATOR_SDK)" generate bundle $(BUNDLE_GEN_FLAGS)
-	rm -f $(BUNDLE_WEBHOOK_SERVICE)
-	sed -i 's|^    createdAt: .*|    createdAt: "$(BUNDLE_CREATED_AT)"|' $(BUNDLE_CSV)
-	@grep -qx '    createdAt: "$(BUNDLE_CREATED_AT)"' $(BUNDLE_CSV) || { echo "$(BUNDLE_CSV): createdAt not set" >&2; exit 1; }
-ifneq ($(USE_IMAGE_DIGESTS), true)
-	@grep -qx '  relatedImages:' $(BUNDLE_CSV) || { echo "$(BUNDLE_CSV): no relatedImages to add the operator image to" >&2; exit 1; }
-	sed -i '/^  relatedImages:$$/a\  - image: $(IMG)\n    name: memcached-operator' $(BUNDLE_CSV)
-endif
-	"$(OPERATOR_SDK)" bundle validate ./$(BUNDLE_DIR) --select-optional suite=operatorframework
+	OPERATOR_SDK="$(OPERATOR_SDK)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" BUNDLE_DIR="$(BUNDLE_DIR)" BUNDLE_GEN_FLAGS="$(BUNDLE_GEN_FLAGS)" \
+		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" hack/bundle.sh
 
 .PHONY: bundle-validate
 bundle-validate: operator-sdk ## Validate the committed bundle/ with operator-sdk's operatorframework suite (no regeneration).
@@ -262,28 +244,11 @@ CATALOG_DIR ?= catalog
 # images (pulled). In every channel of CHANNELS each replaces the one before.
 CATALOG_BUNDLES ?= $(BUNDLE_DIR)
 CATALOG_PACKAGE := memcached-operator
-CATALOG_FILE = $(CATALOG_DIR)/$(CATALOG_PACKAGE)/catalog.yaml
 
-# One catalog.yaml: the olm.package blob (with the icon), one olm.channel blob
-# per channel and the rendered olm.bundle blobs. The channel entries are the
-# bundle names `opm render` reports (its top-level `name:` lines), in order.
 .PHONY: catalog
 catalog: opm ## Render CATALOG_BUNDLES (default bundle/, offline) into a file-based catalog in catalog/ and validate it with opm.
-	@set -e; rm -rf "$(CATALOG_DIR)"; mkdir -p "$(dir $(CATALOG_FILE))"; \
-	bundles="$$("$(OPM)" render $$(echo "$(CATALOG_BUNDLES)" | tr ',' ' ') -o yaml)"; \
-	names="$$(printf '%s\n' "$$bundles" | sed -n 's/^name: //p')"; \
-	[ -n "$$names" ] || { echo "opm render found no bundle in $(CATALOG_BUNDLES)" >&2; exit 1; }; \
-	{ "$(OPM)" init $(CATALOG_PACKAGE) --default-channel=$(DEFAULT_CHANNEL) --icon=config/manifests/icon.svg -o yaml; \
-	  for channel in $$(echo "$(CHANNELS)" | tr ',' ' '); do \
-	    printf -- '---\nschema: olm.channel\npackage: %s\nname: %s\nentries:\n' $(CATALOG_PACKAGE) "$$channel"; \
-	    prev=; for name in $$names; do \
-	      printf -- '- name: %s\n' "$$name"; [ -z "$$prev" ] || printf -- '  replaces: %s\n' "$$prev"; prev="$$name"; \
-	    done; \
-	  done; \
-	  printf '%s\n' "$$bundles"; \
-	} > "$(CATALOG_FILE)"; \
-	echo "wrote $(CATALOG_FILE): $$(echo $$names)"
-	"$(OPM)" validate "$(CATALOG_DIR)"
+	OPM="$(OPM)" CATALOG_DIR="$(CATALOG_DIR)" CATALOG_PACKAGE="$(CATALOG_PACKAGE)" CATALOG_BUNDLES="$(CATALOG_BUNDLES)" \
+		CHANNELS="$(CHANNELS)" DEFAULT_CHANNEL="$(DEFAULT_CHANNEL)" hack/catalog.sh
 
 .PHONY: catalog-build
 catalog-build: opm ## Render BUNDLE_IMGS (pulled from their registry) into catalog/, validate it and build the catalog image.

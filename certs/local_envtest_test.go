@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,7 +27,9 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -37,17 +38,17 @@ import (
 // writes, trusting the local CA, and the configurations go away when the
 // manager stops.
 func TestLocalModeAgainstAnAPIServer(t *testing.T) {
-	binDir := fixtures.ControlPlaneDir()
+	binDir := repo.ControlPlaneDir()
 	for _, bin := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(binDir, bin)); err != nil {
-			t.Skipf("no %s in %s (run make control-plane): %v", bin, binDir, err)
+			t.Fatalf("no %s in %s (run make control-plane): %v", bin, binDir, err)
 		}
 	}
 	g := NewWithT(t)
 	logToTest(t)
 
 	env := &envtest.Environment{
-		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true},
+		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true},
 		BinaryAssetsDirectory: binDir,
 	}
 	cfg, err := env.Start()
@@ -60,14 +61,16 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	port := freePort(t)
+	ports, err := localcluster.FreePorts(1)
+	g.Expect(err).NotTo(HaveOccurred())
+	port := ports[0]
 	dir := t.TempDir()
 	newSource := func() certs.Source {
 		src, err := certs.NewWebhookSource(certs.WebhookOptions{
 			Mode:          certs.ModeLocal,
 			Dir:           dir,
 			Port:          port,
-			ManifestsPath: filepath.Join(fixtures.WebhookDir(), "manifests.yaml"),
+			ManifestsPath: filepath.Join(repo.WebhookDir(), "manifests.yaml"),
 			RESTConfig:    cfg,
 		})
 		g.Expect(err).NotTo(HaveOccurred())
@@ -97,12 +100,12 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 
 	// The API server refuses a bad Memcached through the webhook ...
 	g.Eventually(func() error {
-		return k8s.Create(ctx, fixtures.Memcached("default", "too-big", fixtures.WithSize(40)))
+		return k8s.Create(ctx, gen.Memcached("default", "too-big", gen.WithSize(40)))
 	}).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).
 		Should(MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
 	g.Expect(src.Ready(nil)).To(Succeed())
 	// ... and defaults a good one.
-	mc := fixtures.Memcached("default", "defaulted")
+	mc := gen.Memcached("default", "defaulted")
 	g.Expect(k8s.Create(ctx, mc)).To(Succeed())
 	g.Expect(mc.Spec.Size).To(HaveValue(Equal(webhooks.DefaultSizePolicy().Default)))
 
@@ -128,16 +131,6 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 
 	// The next run reuses the CA.
 	g.Expect(newSource().(*certs.LocalSource).CABundle()).To(Equal(local.CABundle()))
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // logToTest collects the manager's logs and shows them if the test fails.

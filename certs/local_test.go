@@ -10,13 +10,13 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // The generated manifests become configurations on this host that differ
 // from them only in name and clientConfig.
 func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
-	manifests, err := os.ReadFile(filepath.Join(fixtures.WebhookDir(), "manifests.yaml"))
+	manifests, err := os.ReadFile(filepath.Join(repo.WebhookDir(), "manifests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/secretvolume"
+	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // newKeyPair returns a self-signed certificate and key in PEM, like a

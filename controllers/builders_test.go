@@ -5,18 +5,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
-
-func memcached(name string, size *int32) *cachev1.Memcached {
-	return &cachev1.Memcached{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid-1", Generation: 2},
-		Spec:       cachev1.MemcachedSpec{Size: size},
-	}
-}
 
 func TestDesiredDeployment(t *testing.T) {
 	proxy := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://p:3128"}, {Name: "http_proxy", Value: "http://p:3128"}}
@@ -28,13 +21,13 @@ func TestDesiredDeployment(t *testing.T) {
 		wantUser     *int64
 		wantEnv      []string
 	}{
-		{name: "kubernetes gets the image's numeric user", mc: memcached("a", ptr.To[int32](3)),
+		{name: "kubernetes gets the image's numeric user", mc: gen.Memcached("ns", "a", gen.WithSize(3), gen.WithUID("uid-1")),
 			opts: Options{Platform: PlatformKubernetes}, wantReplicas: 3, wantUser: ptr.To[int64](memcachedUID)},
-		{name: "openshift leaves the user to the SCC", mc: memcached("a", ptr.To[int32](2)),
+		{name: "openshift leaves the user to the SCC", mc: gen.Memcached("ns", "a", gen.WithSize(2), gen.WithUID("uid-1")),
 			opts: Options{Platform: PlatformOpenShift}, wantReplicas: 2},
-		{name: "no size falls back to the default", mc: memcached("a", nil),
+		{name: "no size falls back to the default", mc: gen.Memcached("ns", "a", gen.WithUID("uid-1")),
 			opts: Options{DefaultSize: 4}, wantReplicas: 4, wantUser: ptr.To[int64](memcachedUID)},
-		{name: "proxy variables reach the container", mc: memcached("a", ptr.To[int32](1)),
+		{name: "proxy variables reach the container", mc: gen.Memcached("ns", "a", gen.WithSize(1), gen.WithUID("uid-1")),
 			opts: Options{ProxyEnv: proxy}, wantReplicas: 1, wantUser: ptr.To[int64](memcachedUID),
 			wantEnv: []string{"HTTP_PROXY", "http_proxy"}},
 	}
@@ -80,14 +73,14 @@ func TestDesiredDeployment(t *testing.T) {
 
 func TestDesiredPDB(t *testing.T) {
 	for size, want := range map[int32]bool{1: false, 2: true, 16: true} {
-		if got := desiredPDB(memcached("a", ptr.To(size)), Options{}) != nil; got != want {
+		if got := desiredPDB(gen.Memcached("ns", "a", gen.WithSize(size)), Options{}) != nil; got != want {
 			t.Errorf("size %d: PDB present = %v, want %v", size, got, want)
 		}
 	}
 }
 
 func TestDesiredService(t *testing.T) {
-	s := desiredService(memcached("a", nil))
+	s := desiredService(gen.Memcached("ns", "a"))
 	if *s.Spec.ClusterIP != corev1.ClusterIPNone {
 		t.Errorf("clusterIP = %q, want headless", *s.Spec.ClusterIP)
 	}

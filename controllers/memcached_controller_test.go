@@ -23,7 +23,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 const (
@@ -35,9 +35,9 @@ var nameSeq atomic.Int32
 
 // createMemcached creates a Memcached with a fresh name in ns and deletes it
 // when the spec ends.
-func createMemcached(ns string, opts ...fixtures.MemcachedOption) *cachev1.Memcached {
+func createMemcached(ns string, opts ...gen.MemcachedOption) *cachev1.Memcached {
 	GinkgoHelper()
-	mc := fixtures.Memcached(ns, fmt.Sprintf("mc-%d", nameSeq.Add(1)), opts...)
+	mc := gen.Memcached(ns, fmt.Sprintf("mc-%d", nameSeq.Add(1)), opts...)
 	Expect(k8s.Create(ctx, mc)).To(Succeed())
 	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
 	return mc
@@ -63,7 +63,7 @@ func eventuallyAvailable(mc *cachev1.Memcached, size int32) *cachev1.Memcached {
 
 func setSize(mc *cachev1.Memcached, size int32) {
 	GinkgoHelper()
-	Expect(k8s.Patch(ctx, fixtures.Memcached(mc.Namespace, mc.Name),
+	Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name),
 		client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"size":%d}}`, size)))).To(Succeed())
 }
 
@@ -98,7 +98,7 @@ func settled(before float64, n int) {
 
 var _ = Describe("Memcached reconciler", func() {
 	It("creates a Deployment, a headless Service and a PDB as the Memcached says", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		mc := createMemcached(watchedNS, gen.WithSize(3))
 		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
 
 		d := &appsv1.Deployment{}
@@ -132,7 +132,7 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("lists the real pod names in status and reports Available", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		mc := createMemcached(watchedNS, gen.WithSize(3))
 		got := eventuallyAvailable(mc, 3)
 
 		pods := &corev1.PodList{}
@@ -149,7 +149,7 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("follows resizes up, down and to one, with the PDB only while size >= 2", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
 
 		setSize(mc, 5)
@@ -190,7 +190,7 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("resizes through the scale subresource, as kubectl scale does", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(1))
+		mc := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(mc, 1)
 
 		scale := &autoscalingv1.Scale{}
@@ -203,7 +203,7 @@ var _ = Describe("Memcached reconciler", func() {
 
 	DescribeTable("repairs a hand edit of the Deployment",
 		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment)) {
-			mc := createMemcached(watchedNS, fixtures.WithSize(2))
+			mc := createMemcached(watchedNS, gen.WithSize(2))
 			eventuallyAvailable(mc, 2)
 			d := &appsv1.Deployment{}
 			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
@@ -246,7 +246,7 @@ var _ = Describe("Memcached reconciler", func() {
 	)
 
 	It("leaves fields others own alone and does not flap", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
 		d := &appsv1.Deployment{}
 		Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
@@ -274,7 +274,7 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("recreates a deleted Deployment, Service and PDB", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
 		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
 			Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
@@ -289,9 +289,9 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("caches only the objects it owns", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(1))
+		mc := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(mc, 1)
-		stranger := fixtures.UnrelatedDeployment(watchedNS, "stranger", 1)
+		stranger := gen.UnrelatedDeployment(watchedNS, "stranger", 1)
 		Expect(k8s.Create(ctx, stranger)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
 		Eventually(func(g Gomega) {
@@ -314,10 +314,10 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("ignores a Memcached in a namespace it does not watch", func() {
-		mc := createMemcached(unwatchedNS, fixtures.WithSize(1))
+		mc := createMemcached(unwatchedNS, gen.WithSize(1))
 		// A Memcached in the watched namespace created after it is handled,
 		// so by then the other one would have been too.
-		other := createMemcached(watchedNS, fixtures.WithSize(1))
+		other := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(other, 1)
 		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue())
 		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
@@ -325,7 +325,7 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("removes its objects through owner references when the Memcached is deleted", func() {
-		mc := createMemcached(watchedNS, fixtures.WithSize(2))
+		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
 		Expect(k8s.Delete(ctx, mc, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
 		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
@@ -346,7 +346,7 @@ var _ = Describe("Memcached reconciler", func() {
 			paced.stop()
 			op = startOperator(controllers.Options{DefaultSize: 3})
 		})
-		mc := createMemcached(watchedNS, fixtures.WithSize(3))
+		mc := createMemcached(watchedNS, gen.WithSize(3))
 		eventuallyAvailable(mc, 3)
 		Expect(paced.requests.Writes()).To(Equal(map[string]int{
 			"PATCH deployments":          1,
@@ -359,7 +359,7 @@ var _ = Describe("Memcached reconciler", func() {
 	It("makes no write on a restart or a resync when nothing changed", func() {
 		var mcs []*cachev1.Memcached
 		for range 3 {
-			mcs = append(mcs, createMemcached(watchedNS, fixtures.WithSize(2)))
+			mcs = append(mcs, createMemcached(watchedNS, gen.WithSize(2)))
 		}
 		for _, mc := range mcs {
 			eventuallyAvailable(mc, 2)

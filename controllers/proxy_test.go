@@ -19,7 +19,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // proxyVars is what proxyenv.FromEnvironment yields when OLM injected the
@@ -91,7 +91,7 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 		DeferCleanup(func() { restartOperator(nil) })
 		restartOperator(proxyVars("http://proxy-a:3128", "http://proxy-a:3129", ".svc,.cluster.local"))
 		for range 2 {
-			mc := fixtures.Memcached(watchedNS, "proxy-"+strings.ToLower(string(rune('a'+len(mcs)))), fixtures.WithSize(2))
+			mc := gen.Memcached(watchedNS, "proxy-"+strings.ToLower(string(rune('a'+len(mcs)))), gen.WithSize(2))
 			Expect(k8s.Create(ctx, mc)).To(Succeed())
 			DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
 			mcs = append(mcs, mc)
@@ -175,8 +175,8 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 		// Deployment of that name has another, immutable selector) makes the
 		// operator log, record and report its error: the likeliest place for
 		// a value to leak.
-		broken := fixtures.Memcached(watchedNS, "proxy-broken", fixtures.WithSize(2))
-		stranger := fixtures.UnrelatedDeployment(watchedNS, broken.Name, 1)
+		broken := gen.Memcached(watchedNS, "proxy-broken", gen.WithSize(2))
+		stranger := gen.UnrelatedDeployment(watchedNS, broken.Name, 1)
 		Expect(k8s.Create(ctx, stranger)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
 		Expect(k8s.Create(ctx, broken)).To(Succeed())

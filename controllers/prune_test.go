@@ -5,7 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
+
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 func TestPrunePatch(t *testing.T) {
@@ -29,7 +30,7 @@ func TestPrunePatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mc := memcached("m", ptr.To[int32](1))
+			mc := gen.Memcached("ns", "m", gen.WithSize(1))
 			live := &appsv1.Deployment{}
 			live.Spec.Template.Spec.Containers = []corev1.Container{tt.container}
 			if got := string(prunePatch(live, nil, desiredDeployment(mc, tt.opts.withDefaults()))); got != tt.want {

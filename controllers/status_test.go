@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 func deploymentStatus(gen, observed int64, replicas, updated, ready int32) *appsv1.Deployment {
@@ -64,7 +65,7 @@ func TestDesiredStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mc := memcached("m", ptr.To[int32](3))
+			mc := gen.Memcached("ns", "m", gen.WithSize(3), gen.WithGeneration(2))
 			st := desiredStatus(mc, Options{}, tt.d, tt.pods, tt.err)
 			got := conds{
 				meta.FindStatusCondition(st.Conditions, cachev1.ConditionAvailable).Reason,
@@ -90,7 +91,7 @@ func TestDesiredStatus(t *testing.T) {
 // A status computed twice from the same inputs must compare equal, or every
 // reconcile would write it.
 func TestDesiredStatusIsStable(t *testing.T) {
-	mc := memcached("m", ptr.To[int32](3))
+	mc := gen.Memcached("ns", "m", gen.WithSize(3))
 	d := deploymentStatus(1, 1, 3, 3, 3)
 	mc.Status = desiredStatus(mc, Options{}, d, nil, nil)
 	for i := range mc.Status.Conditions {
@@ -104,11 +105,12 @@ func TestDesiredStatusIsStable(t *testing.T) {
 
 func TestUrgent(t *testing.T) {
 	ready := func(n int32, settled bool) cachev1.MemcachedStatus {
+		mc := gen.Memcached("ns", "m", gen.WithSize(3))
 		d := deploymentStatus(1, 1, 3, 3, n)
 		if !settled {
 			d = deploymentStatus(1, 1, 3, 2, n)
 		}
-		return desiredStatus(memcached("m", ptr.To[int32](3)), Options{}, d, nil, nil)
+		return desiredStatus(mc, Options{}, d, nil, nil)
 	}
 	tests := []struct {
 		name     string
@@ -119,7 +121,7 @@ func TestUrgent(t *testing.T) {
 		{"settling is written at once", ready(2, false), ready(3, true), true},
 		{"a pod that stops being ready is written at once", ready(3, true), ready(2, true), true},
 		{"a failure is written at once", ready(3, true),
-			desiredStatus(memcached("m", ptr.To[int32](3)), Options{}, deploymentStatus(1, 1, 3, 3, 3), nil, errors.New("boom")), true},
+			desiredStatus(gen.Memcached("ns", "m", gen.WithSize(3)), Options{}, deploymentStatus(1, 1, 3, 3, 3), nil, errors.New("boom")), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,9 +25,9 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/test/apicount"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/apicount"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // The suite's operator watches watchedNS only; unwatchedNS proves the
@@ -60,7 +60,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(cachev1.AddToScheme(scheme)).To(Succeed())
 
-	bin := fixtures.ControlPlaneDir()
+	bin := repo.ControlPlaneDir()
 	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))
 	Expect(err).NotTo(HaveOccurred(), "the control plane is missing: run make control-plane (or make test)")
 
@@ -70,7 +70,7 @@ var _ = BeforeSuite(func() {
 	Expect(cluster.Start(ctx)).To(Succeed())
 
 	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true,
+		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
 

@@ -7,7 +7,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}
-bin_dir=${CONTROL_PLANE_DIR:-$root/bin/k8s/1.37.2}
+bin_dir=${CONTROL_PLANE_DIR:?set CONTROL_PLANE_DIR (make local-cluster does)}
 pidfile=$dir/pid
 kubeconfig=$dir/kubeconfig
 

@@ -53,7 +53,14 @@ GINKGO_VERSION ?= v2.34.0
 OPERATOR_SDK_VERSION ?= v1.31.0
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.38.0
-K8S_VERSION ?= 1.37.2
+# The Kubernetes version has one source: hack/tools/kubernetes/go.mod's
+# requirement of k8s.io/kubernetes (the Go tests read it there too).
+ifndef K8S_VERSION
+K8S_VERSION := $(shell sed -n 's/^\(require\)\{0,1\}[[:space:]]*k8s\.io\/kubernetes v\([0-9][0-9.]*\).*/\2/p' "$(TOOLS_MODULES_DIR)/kubernetes/go.mod")
+endif
+ifeq ($(K8S_VERSION),)
+$(error cannot read the k8s.io/kubernetes version from $(TOOLS_MODULES_DIR)/kubernetes/go.mod)
+endif
 ETCD_VERSION ?= v3.7.3
 KWOK_VERSION ?= v0.8.0
 
@@ -80,6 +87,13 @@ OLM_CRDS_DIR = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/operator-fr
 # it): olm reads the cluster proxy from a Proxy named `cluster`. Evaluated only
 # where used; downloads the module if needed.
 OPENSHIFT_PROXY_CRD = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/openshift/api)/config/v1/0000_03_config-operator_01_proxy.crd.yaml
+
+# The two are computed by $(shell), whose failure make ignores: this target
+# checks that they exist, so a failed download stops test-olm here.
+.PHONY: olm-manifests
+olm-manifests: ## Download OLM's CRDs and the OpenShift Proxy CRD into the module cache, or fail.
+	@test -f "$(OLM_CRDS_DIR)/0000_50_olm_00-subscriptions.crd.yaml" || { echo "OLM's CRDs not found at '$(OLM_CRDS_DIR)': go mod download in hack/tools/olm failed" >&2; exit 1; }
+	@test -f "$(OPENSHIFT_PROXY_CRD)" || { echo "the OpenShift Proxy CRD not found at '$(OPENSHIFT_PROXY_CRD)': go mod download in hack/tools/olm failed" >&2; exit 1; }
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.

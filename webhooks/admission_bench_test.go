@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -19,13 +20,21 @@ func BenchmarkAdmission(b *testing.B) {
 	cases := []struct {
 		name, path string
 		body       []byte
+		// What the answer must be, checked before timing, so that a
+		// benchmark cannot time an error path by mistake.
+		allowed, patched bool
 	}{
-		{"mutate/size-set", mutatePath, review(admissionv1.Create, object(memcached("cache", size(3))))},
-		{"mutate/size-omitted", mutatePath, review(admissionv1.Create, object(memcached("cache")))},
-		{"validate/create", validatePath, review(admissionv1.Create, object(memcached("cache", size(3))))},
+		{"mutate/size-set", mutatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), true, false},
+		{"mutate/size-omitted", mutatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache"))), true, true},
+		{"validate/create", validatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), true, false},
+		{"validate/create-refused", validatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(40)))), false, false},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			resp := post(b, h, c.path, c.body, "application/json")
+			if resp.Allowed != c.allowed || (len(resp.Patch) > 0) != c.patched {
+				b.Fatalf("allowed %v with a %d-byte patch (%v), want allowed %v, patched %v", resp.Allowed, len(resp.Patch), resp.Result, c.allowed, c.patched)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				r := httptest.NewRequest(http.MethodPost, c.path, bytes.NewReader(c.body))

@@ -19,6 +19,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -147,58 +148,71 @@ func TestMalformedRequestsAreRefused(t *testing.T) {
 	}
 	podWithoutTypeMeta := pod.DeepCopy()
 	podWithoutTypeMeta.TypeMeta = metav1.TypeMeta{}
-	good := mustJSON(memcached("cache", size(3)))
+	good := mustJSON(gen.Memcached("default", "cache", gen.WithSize(3)))
 	huge := append([]byte(`{"request":{"object":{"metadata":{"annotations":{"a":"`),
 		bytes.Repeat([]byte("x"), 8<<20)...)
 	huge = append(huge, `"}}}}}`...)
 
+	// The two webhooks share the decoding but not its order of checks, so a
+	// row says what each answers; notFor marks a webhook a row does not
+	// apply to (the defaulter reads only the new object).
+	const (
+		notFor       = "-"
+		noContent    = "there is no content to decode"
+		badJSON      = "couldn't get version/kind; json parse error: "
+		unknownOp    = `unknown operation ""`
+		notMemcached = "this webhook admits Memcached.cache.example.com, not Pod"
+		podIntoMC    = "unable to decode /v1, Kind=Pod into *v1.Memcached"
+	)
 	tests := []struct {
-		name        string
-		body        []byte
-		contentType string
-		wantCode    int32
-		wantMessage string
+		name                     string
+		body                     []byte
+		contentType              string
+		wantCode                 int32
+		wantMutate, wantValidate string
 	}{
-		{"no body", nil, "application/json", 400, "request body is empty"},
-		{"a body of zero bytes", []byte{}, "application/json", 400, ""},
-		{"not JSON", []byte("hello"), "application/json", 400, ""},
-		{"truncated JSON", review(admissionv1.Create, object(good))[:80], "application/json", 400, ""},
-		{"a JSON array", []byte(`[1,2,3]`), "application/json", 400, ""},
-		{"JSON null", []byte(`null`), "application/json", 400, ""},
-		{"a review without a request", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`), "application/json", 400, ""},
-		{"wrong content type", review(admissionv1.Create, object(good)), "text/plain", 400, "expected application/json"},
-		{"no content type", review(admissionv1.Create, object(good)), "", 400, "expected application/json"},
-		{"body over the 7 MiB limit", huge, "application/json", 413, "request entity is too large"},
-		{"create without an object", review(admissionv1.Create), "application/json", 400, "there is no content to decode"},
-		{"object that is a string", review(admissionv1.Create, object(`"cache"`)), "application/json", 400, ""},
+		{"no body", nil, "application/json", 400, "request body is empty", "request body is empty"},
+		{"a body of zero bytes", []byte{}, "application/json", 400, noContent, unknownOp},
+		{"not JSON", []byte("hello"), "application/json", 400, badJSON + "json: cannot unmarshal string", badJSON + "json: cannot unmarshal string"},
+		{"truncated JSON", review(admissionv1.Create, object(good))[:80], "application/json", 400, badJSON + "unexpected end of JSON input", badJSON + "unexpected end of JSON input"},
+		{"a JSON array", []byte(`[1,2,3]`), "application/json", 400, badJSON + "json: cannot unmarshal array", badJSON + "json: cannot unmarshal array"},
+		{"JSON null", []byte(`null`), "application/json", 400, noContent, unknownOp},
+		{"a review without a request", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`), "application/json", 400, noContent, unknownOp},
+		{"wrong content type", review(admissionv1.Create, object(good)), "text/plain", 400, "contentType=text/plain, expected application/json", "contentType=text/plain, expected application/json"},
+		{"no content type", review(admissionv1.Create, object(good)), "", 400, "contentType=, expected application/json", "contentType=, expected application/json"},
+		{"body over the 7 MiB limit", huge, "application/json", 413, "request entity is too large; limit is 7340032 bytes", "request entity is too large; limit is 7340032 bytes"},
+		{"create without an object", review(admissionv1.Create), "application/json", 400, noContent, noContent},
+		{"object that is a string", review(admissionv1.Create, object(`"cache"`)), "application/json", 400, badJSON + "json: cannot unmarshal string", badJSON + "json: cannot unmarshal string"},
 		{"object that is truncated JSON", []byte(`{"request":{"uid":"1","operation":"CREATE","object":{"apiVersion":"cache.example.com/v1","kind":"Memc`),
-			"application/json", 400, ""},
-		{"a Pod", review(admissionv1.Create, kind("", "Pod"), object(pod)), "application/json", 400, ""},
-		{"a Pod labelled as a Memcached", review(admissionv1.Create, object(pod)), "application/json", 400, ""},
-		{"a Pod without apiVersion and kind", review(admissionv1.Create, kind("", "Pod"), object(podWithoutTypeMeta)), "application/json", 400,
-			"this webhook admits Memcached.cache.example.com, not Pod"},
-		{"a Memcached in a request for a Pod", review(admissionv1.Create, kind("", "Pod"), object(good)), "application/json", 400,
-			"this webhook admits Memcached.cache.example.com, not Pod"},
+			"application/json", 400, badJSON + "unexpected end of JSON input", badJSON + "unexpected end of JSON input"},
+		{"a Pod", review(admissionv1.Create, kind("", "Pod"), object(pod)), "application/json", 400, podIntoMC, podIntoMC},
+		{"a Pod labelled as a Memcached", review(admissionv1.Create, object(pod)), "application/json", 400, podIntoMC, podIntoMC},
+		{"a Pod without apiVersion and kind", review(admissionv1.Create, kind("", "Pod"), object(podWithoutTypeMeta)), "application/json", 400, notMemcached, notMemcached},
+		{"a Memcached in a request for a Pod", review(admissionv1.Create, kind("", "Pod"), object(good)), "application/json", 400, notMemcached, notMemcached},
 		{"another group's Memcached", review(admissionv1.Create, kind("other.example.com", "Memcached"),
-			object(bytes.Replace(good, []byte("cache.example.com/v1"), []byte("other.example.com/v1"), 1))), "application/json", 400, ""},
-		{"update without the old object", review(admissionv1.Update, object(good)), "application/json", 400, "there is no content to decode"},
+			object(bytes.Replace(good, []byte("cache.example.com/v1"), []byte("other.example.com/v1"), 1))), "application/json", 400,
+			`no kind "Memcached" is registered for version "other.example.com/v1"`, `no kind "Memcached" is registered for version "other.example.com/v1"`},
+		{"update without the old object", review(admissionv1.Update, object(good)), "application/json", 400, notFor, noContent},
 	}
 	for _, path := range []string{mutatePath, validatePath} {
 		for _, tt := range tests {
+			want := tt.wantValidate
+			if path == mutatePath {
+				want = tt.wantMutate
+			}
+			if want == notFor {
+				continue
+			}
 			t.Run(path+"/"+tt.name, func(t *testing.T) {
-				if path == mutatePath && tt.name == "update without the old object" {
-					t.Skip("the defaulter reads only the new object")
-				}
 				resp := post(t, h, path, tt.body, tt.contentType)
 				if resp.Allowed {
 					t.Fatalf("allowed: %+v", resp)
 				}
-				t.Logf("%d %s", resp.Result.Code, resp.Result.Message)
 				if resp.Result == nil || resp.Result.Code != tt.wantCode {
 					t.Fatalf("result %+v, want code %d", resp.Result, tt.wantCode)
 				}
-				if !strings.Contains(resp.Result.Message, tt.wantMessage) {
-					t.Fatalf("message %q, want it to contain %q", resp.Result.Message, tt.wantMessage)
+				if !strings.Contains(resp.Result.Message, want) {
+					t.Fatalf("message %q, want it to contain %q", resp.Result.Message, want)
 				}
 			})
 		}
@@ -214,7 +228,7 @@ func TestMissingSpecIsRequired(t *testing.T) {
 	} {
 		for _, path := range []string{mutatePath, validatePath} {
 			for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
-				body := review(op, object([]byte(obj)), oldObject(memcached("cache", size(3))))
+				body := review(op, object([]byte(obj)), oldObject(gen.Memcached("default", "cache", gen.WithSize(3))))
 				resp := post(t, h, path, body, "application/json")
 				if resp.Allowed || resp.Result.Code != 422 || resp.Result.Reason != metav1.StatusReasonInvalid {
 					t.Fatalf("%s %s %s: %+v, want Invalid", path, op, obj, resp.Result)
@@ -238,10 +252,10 @@ func TestDefaultingPatch(t *testing.T) {
 		obj    *cachev1.Memcached
 		want   *int32 // the patched size; nil for no patch of spec.size
 	}{
-		{"size omitted, default policy", webhooks.DefaultSizePolicy(), memcached("cache"), ptrInt32(3)},
-		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, memcached("cache"), ptrInt32(5)},
-		{"size set", webhooks.DefaultSizePolicy(), memcached("cache", size(7)), nil},
-		{"size out of range is left to the validator", webhooks.DefaultSizePolicy(), memcached("cache", size(40)), nil},
+		{"size omitted, default policy", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache"), ptrInt32(3)},
+		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, gen.Memcached("default", "cache"), ptrInt32(5)},
+		{"size set", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(7)), nil},
+		{"size out of range is left to the validator", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(40)), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,46 +294,46 @@ func TestValidationResponses(t *testing.T) {
 		wantErr  string // "" when allowed; else the expected message
 		wantWarn string // a prefix of the expected warning, if any
 	}{
-		{"create in range", def, review(admissionv1.Create, object(memcached("cache", size(3)))), "", ""},
-		{"create over the maximum", def, review(admissionv1.Create, object(memcached("cache", size(40)))),
+		{"create in range", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), "", ""},
+		{"create over the maximum", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(40)))),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 40: must be no more than 16`, ""},
-		{"create with size 1 warns", def, review(admissionv1.Create, object(memcached("cache", size(1)))),
+		{"create with size 1 warns", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
 			"", "spec.size: 1 pod gives no redundancy: "},
-		{"create with a dotted name", def, review(admissionv1.Create, object(memcached("a.b", size(3)))),
+		{"create with a dotted name", def, review(admissionv1.Create, object(gen.Memcached("default", "a.b", gen.WithSize(3)))),
 			`Memcached.cache.example.com "a.b" is invalid: metadata.name: Invalid value: "a.b": a DNS-1035 label`, ""},
-		{"narrow policy: create under the minimum", narrow, review(admissionv1.Create, object(memcached("cache", size(1)))),
+		{"narrow policy: create under the minimum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 1: must be at least 2`, ""},
-		{"narrow policy: create over the maximum", narrow, review(admissionv1.Create, object(memcached("cache", size(9)))),
+		{"narrow policy: create over the maximum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(9)))),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 9: must be no more than 8`, ""},
-		{"narrow policy: create at the maximum", narrow, review(admissionv1.Create, object(memcached("cache", size(8)))), "", ""},
-		{"narrow policy: size 1 is an error, not a warning", narrow, review(admissionv1.Create, object(memcached("cache", size(1)))),
+		{"narrow policy: create at the maximum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(8)))), "", ""},
+		{"narrow policy: size 1 is an error, not a warning", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
 			"must be at least 2", ""},
 		{"single-pod policy warns on its default", webhooks.SizePolicy{Default: 1, Min: 1, Max: 1},
-			review(admissionv1.Create, object(memcached("cache"))), "", "spec.size: 1 pod gives no redundancy: "},
+			review(admissionv1.Create, object(gen.Memcached("default", "cache"))), "", "spec.size: 1 pod gives no redundancy: "},
 
 		{"update of the size within range", def,
-			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(5)))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(5)))), "", ""},
 		{"update of the size over the maximum", def,
-			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(17)))),
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(17)))),
 			"spec.size: Invalid value: 17: must be no more than 16", ""},
 		{"status-only update", def,
-			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(3), readyReplicas(3)))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(3), gen.WithReadyReplicas(3)))), "", ""},
 		{"label edit of an object over a newer, stricter maximum", narrow,
-			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(40), labels("team", "web")))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(40), gen.WithLabels("team", "web")))), "", ""},
 		{"status update of an object over a newer, stricter maximum", narrow,
-			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(40), readyReplicas(40)))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(40), gen.WithReadyReplicas(40)))), "", ""},
 		{"update of an object with a name that is no longer admitted", def,
-			review(admissionv1.Update, oldObject(memcached("old.name", size(3))), object(memcached("old.name", size(3), labels("a", "b")))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "old.name", gen.WithSize(3))), object(gen.Memcached("default", "old.name", gen.WithSize(3), gen.WithLabels("a", "b")))), "", ""},
 		{"resizing an object over the maximum must meet the policy", narrow,
-			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(30)))),
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(30)))),
 			"spec.size: Invalid value: 30: must be no more than 8", ""},
 		{"resizing an object over the maximum into range", narrow,
-			review(admissionv1.Update, oldObject(memcached("cache", size(40))), object(memcached("cache", size(8)))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(8)))), "", ""},
 		{"update to size 1 warns", def,
-			review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(1)))), "", "spec.size: 1 pod gives no redundancy: "},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(1)))), "", "spec.size: 1 pod gives no redundancy: "},
 		{"update that keeps size 1 does not warn again", def,
-			review(admissionv1.Update, oldObject(memcached("cache", size(1))), object(memcached("cache", size(1), labels("a", "b")))), "", ""},
-		{"delete", def, review(admissionv1.Delete, oldObject(memcached("cache", size(40)))), "", ""},
+			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(1))), object(gen.Memcached("default", "cache", gen.WithSize(1), gen.WithLabels("a", "b")))), "", ""},
+		{"delete", def, review(admissionv1.Delete, oldObject(gen.Memcached("default", "cache", gen.WithSize(40)))), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -356,7 +370,7 @@ func TestScaleValidation(t *testing.T) {
 		})
 	}
 	t.Run("a Memcached is not a Scale", func(t *testing.T) {
-		body := review(admissionv1.Update, oldObject(memcached("cache", size(3))), object(memcached("cache", size(3))))
+		body := review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(3))))
 		resp := post(t, h, webhooks.ScaleValidatePath, body, "application/json")
 		if resp.Allowed || resp.Result.Code != 400 {
 			t.Fatalf("%+v, want a 400 denial", resp.Result)

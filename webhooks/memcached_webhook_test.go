@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // Objects are sent as unstructured so that a test can put anything in them:
@@ -219,7 +220,7 @@ var _ = Describe("Memcached admission through the API server", func() {
 		var mc *cachev1.Memcached
 
 		BeforeEach(func(ctx SpecContext) {
-			mc = &cachev1.Memcached{ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: ns}}
+			mc = gen.Memcached(ns, "cache")
 			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
 			Expect(mc.Spec.Size).To(HaveValue(Equal(int32(3))), "the create response carries the default")
 		})

@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // serviceName is the rule a name must follow, written out independently of
@@ -30,10 +29,7 @@ func FuzzValidate(f *testing.F) {
 		if err := policy.Validate(); err != nil {
 			t.Fatalf("derived policy %+v: %v", policy, err)
 		}
-		mc := &cachev1.Memcached{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-			Spec:       cachev1.MemcachedSpec{Size: &size},
-		}
+		mc := gen.Memcached("default", name, gen.WithSize(size))
 		nameOK := len(name) <= 63 && serviceName.MatchString(name)
 		sizeOK := size >= policy.Min && size <= policy.Max
 

@@ -4,44 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
-
-// memcachedOption and memcached build typed test objects.
-type memcachedOption func(*cachev1.Memcached)
-
-func memcached(name string, opts ...memcachedOption) *cachev1.Memcached {
-	mc := &cachev1.Memcached{
-		TypeMeta:   metav1.TypeMeta{APIVersion: cachev1.GroupVersion.String(), Kind: "Memcached"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-	}
-	for _, o := range opts {
-		o(mc)
-	}
-	return mc
-}
-
-func size(n int32) memcachedOption {
-	return func(mc *cachev1.Memcached) { mc.Spec.Size = ptr.To(n) }
-}
-
-func labels(kv ...string) memcachedOption {
-	return func(mc *cachev1.Memcached) {
-		mc.Labels = map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			mc.Labels[kv[i]] = kv[i+1]
-		}
-	}
-}
-
-func readyReplicas(n int32) memcachedOption {
-	return func(mc *cachev1.Memcached) { mc.Status.ReadyReplicas = n }
-}
 
 func TestSizePolicyValidate(t *testing.T) {
 	tests := []struct {
@@ -86,9 +54,9 @@ func TestDefaultMemcached(t *testing.T) {
 		mc   *cachev1.Memcached
 		want int32
 	}{
-		{"size omitted takes the default", memcached("a"), 5},
-		{"a set size is kept", memcached("a", size(7)), 7},
-		{"an out-of-range size is kept for the validator to reject", memcached("a", size(40)), 40},
+		{"size omitted takes the default", gen.Memcached("default", "a"), 5},
+		{"a set size is kept", gen.Memcached("default", "a", gen.WithSize(7)), 7},
+		{"an out-of-range size is kept for the validator to reject", gen.Memcached("default", "a", gen.WithSize(40)), 40},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,7 +68,7 @@ func TestDefaultMemcached(t *testing.T) {
 	}
 
 	// The default is a copy: changing one object's size leaves the next alone.
-	a, b := memcached("a"), memcached("b")
+	a, b := gen.Memcached("default", "a"), gen.Memcached("default", "b")
 	policy.DefaultMemcached(a)
 	*a.Spec.Size = 99
 	policy.DefaultMemcached(b)
@@ -118,28 +86,28 @@ func TestValidateMemcached(t *testing.T) {
 		mc     *cachev1.Memcached
 		want   []string // each error as field.Error.Error() prints it
 	}{
-		{"default policy, size 3", def, memcached("cache", size(3)), nil},
-		{"default policy, size 1", def, memcached("cache", size(1)), nil},
-		{"default policy, size 16", def, memcached("cache", size(16)), nil},
-		{"default policy, size omitted", def, memcached("cache"), nil},
-		{"default policy, size 17", def, memcached("cache", size(17)),
+		{"default policy, size 3", def, gen.Memcached("default", "cache", gen.WithSize(3)), nil},
+		{"default policy, size 1", def, gen.Memcached("default", "cache", gen.WithSize(1)), nil},
+		{"default policy, size 16", def, gen.Memcached("default", "cache", gen.WithSize(16)), nil},
+		{"default policy, size omitted", def, gen.Memcached("default", "cache"), nil},
+		{"default policy, size 17", def, gen.Memcached("default", "cache", gen.WithSize(17)),
 			[]string{"spec.size: Invalid value: 17: must be no more than 16"}},
-		{"default policy, size 40", def, memcached("cache", size(40)),
+		{"default policy, size 40", def, gen.Memcached("default", "cache", gen.WithSize(40)),
 			[]string{"spec.size: Invalid value: 40: must be no more than 16"}},
-		{"default policy, size 0", def, memcached("cache", size(0)),
+		{"default policy, size 0", def, gen.Memcached("default", "cache", gen.WithSize(0)),
 			[]string{"spec.size: Invalid value: 0: must be at least 1"}},
-		{"default policy, size -5", def, memcached("cache", size(-5)),
+		{"default policy, size -5", def, gen.Memcached("default", "cache", gen.WithSize(-5)),
 			[]string{"spec.size: Invalid value: -5: must be at least 1"}},
-		{"narrow policy, size 1", narrow, memcached("cache", size(1)),
+		{"narrow policy, size 1", narrow, gen.Memcached("default", "cache", gen.WithSize(1)),
 			[]string{"spec.size: Invalid value: 1: must be at least 2"}},
-		{"narrow policy, size 2", narrow, memcached("cache", size(2)), nil},
-		{"narrow policy, size 8", narrow, memcached("cache", size(8)), nil},
-		{"narrow policy, size 9", narrow, memcached("cache", size(9)),
+		{"narrow policy, size 2", narrow, gen.Memcached("default", "cache", gen.WithSize(2)), nil},
+		{"narrow policy, size 8", narrow, gen.Memcached("default", "cache", gen.WithSize(8)), nil},
+		{"narrow policy, size 9", narrow, gen.Memcached("default", "cache", gen.WithSize(9)),
 			[]string{"spec.size: Invalid value: 9: must be no more than 8"}},
-		{"narrow policy, size omitted", narrow, memcached("cache"), nil},
-		{"a dotted name", def, memcached("my.cache", size(3)),
+		{"narrow policy, size omitted", narrow, gen.Memcached("default", "cache"), nil},
+		{"a dotted name", def, gen.Memcached("default", "my.cache", gen.WithSize(3)),
 			[]string{`metadata.name: Invalid value: "my.cache": a DNS-1035 label must consist of`}},
-		{"a name and a size, both wrong", def, memcached("9lives", size(20)), []string{
+		{"a name and a size, both wrong", def, gen.Memcached("default", "9lives", gen.WithSize(20)), []string{
 			`metadata.name: Invalid value: "9lives": a DNS-1035 label must consist of`,
 			"spec.size: Invalid value: 20: must be no more than 16",
 		}},
@@ -204,10 +172,10 @@ func TestWarnings(t *testing.T) {
 		mc     *cachev1.Memcached
 		warn   bool
 	}{
-		{"size 1", webhooks.DefaultSizePolicy(), memcached("a", size(1)), true},
-		{"size 2", webhooks.DefaultSizePolicy(), memcached("a", size(2)), false},
-		{"size omitted, default 3", webhooks.DefaultSizePolicy(), memcached("a"), false},
-		{"size omitted, default 1", webhooks.SizePolicy{Default: 1, Min: 1, Max: 4}, memcached("a"), true},
+		{"size 1", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a", gen.WithSize(1)), true},
+		{"size 2", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a", gen.WithSize(2)), false},
+		{"size omitted, default 3", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a"), false},
+		{"size omitted, default 1", webhooks.SizePolicy{Default: 1, Min: 1, Max: 4}, gen.Memcached("default", "a"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -58,13 +58,13 @@ var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	testEnv = &envtest.Environment{
 		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              []string{fixtures.CRDDir()},
+			Paths:              []string{repo.CRDDir()},
 			ErrorIfPathMissing: true,
 		},
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
-			Paths: []string{fixtures.WebhookDir()},
+			Paths: []string{repo.WebhookDir()},
 		},
-		BinaryAssetsDirectory: fixtures.ControlPlaneDir(),
+		BinaryAssetsDirectory: repo.ControlPlaneDir(),
 	}
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())

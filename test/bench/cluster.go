@@ -2,16 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,14 +16,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // Namespaces of the bench's objects.
@@ -134,7 +123,7 @@ func startEnv(ctx context.Context, o options, dir string) (*env, error) {
 		return e, err
 	}
 	if _, err := envtest.InstallCRDs(e.cfg, envtest.CRDInstallOptions{
-		Paths:              []string{fixtures.CRDDir()},
+		Paths:              []string{repo.CRDDir()},
 		ErrorIfPathMissing: true,
 	}); err != nil {
 		return e, fmt.Errorf("installing the CRD: %w", err)
@@ -146,7 +135,9 @@ func startEnv(ctx context.Context, o options, dir string) (*env, error) {
 		}
 	}
 	e.operatorKubeconfig = filepath.Join(dir, "operator.kubeconfig")
-	if err := writeOperatorKubeconfig(e.operatorKubeconfig, cluster, e.cfg.Host); err != nil {
+	// A user of its own in system:masters: authorized as the admin is, but
+	// its requests can be told apart in the audit log.
+	if err := cluster.WriteUserKubeconfig(e.operatorKubeconfig, operatorUser, "system:masters"); err != nil {
 		return e, fmt.Errorf("operator credentials: %w", err)
 	}
 	return e, nil
@@ -187,78 +178,4 @@ func (e *env) apiServerMetrics(ctx context.Context) (metrics, error) {
 		return nil, fmt.Errorf("scraping kube-apiserver metrics: %w", err)
 	}
 	return parseMetrics(string(raw))
-}
-
-// writeOperatorKubeconfig gives the operator a user of its own: a client
-// certificate for operatorUser in system:masters, signed with the CA the
-// launcher keeps in <cluster dir>/pki. The operator is thus authorized as
-// the admin is, but its requests can be told apart in the audit log.
-func writeOperatorKubeconfig(path string, cluster *localcluster.Cluster, server string) error {
-	pkiDir := filepath.Join(cluster.Dir(), "pki")
-	caPEM, err := os.ReadFile(filepath.Join(pkiDir, "ca.crt"))
-	if err != nil {
-		return fmt.Errorf("the launcher's CA is not where the bench expects it: %w", err)
-	}
-	caKeyPEM, err := os.ReadFile(filepath.Join(pkiDir, "ca.key"))
-	if err != nil {
-		return fmt.Errorf("the launcher's CA key is not where the bench expects it: %w", err)
-	}
-	certPEM, keyPEM, err := issueClientCert(caPEM, caKeyPEM, operatorUser, "system:masters")
-	if err != nil {
-		return err
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["bench"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
-	cfg.AuthInfos["bench"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
-	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
-	cfg.CurrentContext = "bench"
-	return clientcmd.WriteToFile(*cfg, path)
-}
-
-// issueClientCert signs a client certificate for user in group with the CA.
-func issueClientCert(caPEM, caKeyPEM []byte, user, group string) (certPEM, keyPEM []byte, err error) {
-	caBlock, _ := pem.Decode(caPEM)
-	keyBlock, _ := pem.Decode(caKeyPEM)
-	if caBlock == nil || keyBlock == nil {
-		return nil, nil, errors.New("CA certificate or key is not PEM")
-	}
-	caCert, err := x509.ParseCertificate(caBlock.Bytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	parsed, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	caKey, ok := parsed.(crypto.Signer)
-	if !ok {
-		return nil, nil, errors.New("CA key cannot sign")
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: user, Organization: []string{group}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(7 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
 }

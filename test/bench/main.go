@@ -15,7 +15,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
 func main() {
@@ -52,9 +52,6 @@ type bench struct {
 }
 
 func run(ctx context.Context, o options) (err error) {
-	if missing := localcluster.MissingBinaries(o.binDir); len(missing) > 0 {
-		return fmt.Errorf("control-plane binaries %v missing from %s: run `make control-plane` first", missing, o.binDir)
-	}
 	dir := o.workDir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "memcached-bench-"); err != nil {
@@ -132,7 +129,7 @@ func (b *bench) setUp(ctx context.Context) error {
 	built := make(chan error, 1)
 	go func() {
 		var err error
-		b.bin, err = buildOperator(ctx, b.dir)
+		b.bin, err = operatorproc.Build(ctx, filepath.Join(b.dir, "manager"))
 		built <- err
 	}()
 	start := time.Now()
@@ -155,21 +152,8 @@ func (b *bench) setUp(ctx context.Context) error {
 	if b.track, err = startTracker(ctx, b.e, setNamespace); err != nil {
 		return err
 	}
-	b.op, err = startOperator(ctx, b.operatorConfig(false, ""))
+	b.op, err = b.startOperator(ctx, false, "")
 	return err
-}
-
-// operatorConfig is the operator's command line for one run.
-func (b *bench) operatorConfig(webhooks bool, watchNamespace string) operatorConfig {
-	return operatorConfig{
-		bin:            b.bin,
-		kubeconfig:     b.e.operatorKubeconfig,
-		logPath:        filepath.Join(b.dir, "operator.log"),
-		webhooks:       webhooks,
-		webhookCertDir: filepath.Join(b.dir, "webhook-certs"),
-		watchNamespace: watchNamespace,
-		extraArgs:      b.o.operatorArgs,
-	}
 }
 
 // runScenarios runs every wanted scenario in order, records failures, and

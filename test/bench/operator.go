@@ -2,100 +2,44 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
-// buildOperator compiles the operator from this tree into dir/manager.
-func buildOperator(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "manager")
-	return bin, operatorproc.Build(ctx, bin)
-}
-
-// hasFlag reports whether the operator binary knows a flag, from its -help.
-func hasFlag(ctx context.Context, bin, flag string) (bool, error) {
-	out, _ := exec.CommandContext(ctx, bin, "-help").CombinedOutput()
-	if len(out) == 0 {
-		return false, fmt.Errorf("%s -help printed nothing", bin)
-	}
-	return strings.Contains(string(out), "-"+flag+" "), nil
-}
-
-// operatorConfig is how one run of the operator is started.
-type operatorConfig struct {
-	bin        string
-	kubeconfig string
-	logPath    string
-	// webhooks serves the admission webhooks, with --webhook-cert-mode=local
-	// and its CA kept in webhookCertDir.
-	webhooks       bool
-	webhookCertDir string
-	// watchNamespace is WATCH_NAMESPACE; empty watches every namespace.
-	watchNamespace string
-	extraArgs      []string
-}
-
-// operator is one running operator process.
+// operator is one run of the operator, from the launcher.
 type operator struct {
-	*operatorproc.Process
-	metricsURL  string
-	webhookPort int
+	*operatorproc.Operator
 	// startedAt is just before the process started.
 	startedAt time.Time
 }
 
-// startOperator starts the operator and waits until its readiness endpoint
-// answers (with webhooks, until the webhook server is serving).
-func startOperator(ctx context.Context, c operatorConfig) (*operator, error) {
-	ports, err := operatorproc.FreePorts(3)
-	if err != nil {
-		return nil, err
-	}
-	metricsAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
-	probeAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
-	args := []string{
-		"--metrics-bind-address=" + metricsAddr,
-		"--metrics-secure=false",
-		"--health-probe-bind-address=" + probeAddr,
-		// A single replica needs no lease, and lease renewals would only
-		// blur the idle write count.
-		"--leader-elect=false",
-		"--enable-webhooks=" + strconv.FormatBool(c.webhooks),
-	}
-	if c.webhooks {
-		args = append(args,
-			"--webhook-cert-mode=local",
-			"--webhook-cert-dir="+c.webhookCertDir,
-			"--webhook-manifests="+filepath.Join(fixtures.WebhookDir(), "manifests.yaml"),
-			"--webhook-port="+strconv.Itoa(ports[2]),
-		)
+// startOperator starts the operator built for the bench, as a user of its
+// own, with plain-HTTP metrics, and returns once it is ready. With webhooks
+// it serves them in local mode.
+func (b *bench) startOperator(ctx context.Context, webhooks bool, watchNamespace string) (*operator, error) {
+	mode := operatorproc.WebhooksOff
+	if webhooks {
+		mode = operatorproc.WebhooksLocal
 	}
 	startedAt := time.Now()
-	p, err := operatorproc.Start(operatorproc.Options{
-		Binary:     c.bin,
-		Kubeconfig: c.kubeconfig,
-		LogPath:    c.logPath,
-		Args:       append(args, c.extraArgs...),
-		Env:        []string{"WATCH_NAMESPACE=" + c.watchNamespace},
+	op, err := operatorproc.Start(ctx, operatorproc.Options{
+		Binary:         b.bin,
+		Kubeconfig:     b.e.operatorKubeconfig,
+		LogPath:        filepath.Join(b.dir, "operator.log"),
+		Webhooks:       mode,
+		WebhookCertDir: filepath.Join(b.dir, "webhook-certs"),
+		WatchNamespace: watchNamespace,
+		// A single replica needs no lease, and lease renewals would only
+		// blur the idle write count: LeaderElectionNamespace stays empty.
+		ExtraArgs: b.o.operatorArgs,
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("starting the operator: %w", err)
 	}
-	op := &operator{Process: p, metricsURL: "http://" + metricsAddr + "/metrics", webhookPort: ports[2], startedAt: startedAt}
-	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := p.WaitHTTP(readyCtx, "http://"+probeAddr+"/readyz"); err != nil {
-		return nil, errors.Join(fmt.Errorf("waiting for the operator to be ready: %w", err), op.stop())
-	}
-	return op, nil
+	return &operator{Operator: op, startedAt: startedAt}, nil
 }
 
 // stop sends SIGTERM and gives the operator 30 seconds to exit (it deletes
@@ -109,7 +53,7 @@ func (op *operator) stop() error {
 
 // metrics scrapes the operator's metrics endpoint.
 func (op *operator) metrics(ctx context.Context) (metrics, error) {
-	body, err := operatorproc.Get(ctx, op.metricsURL)
+	body, err := op.Metrics(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // Scenario names, in the order they run. Later scenarios reuse the Memcached
@@ -103,7 +103,7 @@ func parseOptions(args []string) (options, error) {
 		"results and plot in the work directory unless -out/-plot are set; fails only if a scenario cannot complete")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
-	fs.StringVar(&o.binDir, "bin-dir", fixtures.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
+	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the work directory after a successful run (it is always kept after a failure)")
 	fs.StringVar(&operatorArgs, "operator-args", "", "extra operator flags, space separated, e.g. \"--max-concurrent-reconciles=8\"")
@@ -133,10 +133,10 @@ func parseOptions(args []string) (options, error) {
 	}
 	if !o.smoke {
 		if o.out == "" {
-			o.out = filepath.Join(fixtures.RepoRoot(), "docs", "bench", "results.json")
+			o.out = filepath.Join(repo.Root(), "docs", "bench", "results.json")
 		}
 		if o.plot == "" {
-			o.plot = filepath.Join(fixtures.RepoRoot(), "docs", "bench", "converge.svg")
+			o.plot = filepath.Join(repo.Root(), "docs", "bench", "converge.svg")
 		}
 	}
 	return o, o.validate()

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // ownedObjects is what a Memcached of size 2 or more owns: a Deployment, a
@@ -30,7 +30,7 @@ func setName(i int) string { return fmt.Sprintf("mc-%05d", i) }
 func (b *bench) converge(ctx context.Context) error {
 	n := b.o.n
 	r, err := b.storm(ctx, b.o.size, func(ctx context.Context, name string) error {
-		return b.e.client.Create(ctx, fixtures.Memcached(setNamespace, name, fixtures.WithSize(b.o.size)))
+		return b.e.client.Create(ctx, gen.Memcached(setNamespace, name, gen.WithSize(b.o.size)))
 	})
 	if err != nil {
 		return err

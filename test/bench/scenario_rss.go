@@ -9,7 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // unrelatedPerDeployment is the size of each Deployment of unrelated pods.
@@ -93,7 +93,7 @@ func (b *bench) restartAndMeasure(ctx context.Context) (rssSample, error) {
 	if err := b.op.stop(); err != nil {
 		return rssSample{}, err
 	}
-	op, err := startOperator(ctx, b.operatorConfig(false, ""))
+	op, err := b.startOperator(ctx, false, "")
 	if err != nil {
 		return rssSample{}, err
 	}
@@ -161,7 +161,7 @@ func (b *bench) createUnrelatedPods(ctx context.Context) error {
 	for i := 0; remaining > 0; i++ {
 		replicas := min(remaining, unrelatedPerDeployment)
 		remaining -= replicas
-		if err := b.e.client.Create(ctx, fixtures.UnrelatedDeployment(unrelatedNamespace, fmt.Sprintf("unrelated-%02d", i), int32(replicas))); err != nil {
+		if err := b.e.client.Create(ctx, gen.UnrelatedDeployment(unrelatedNamespace, fmt.Sprintf("unrelated-%02d", i), int32(replicas))); err != nil {
 			return fmt.Errorf("creating unrelated pods: %w", err)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,7 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // Metric names of the webhook scenario.
@@ -30,14 +29,6 @@ const webhookTarget = 0.005
 // operator watches only the set's namespace, so the created objects are
 // admitted but never reconciled, and the latency is the webhooks' alone.
 func (b *bench) webhook(ctx context.Context) error {
-	ok, err := hasFlag(ctx, b.bin, "webhook-cert-mode")
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errors.New("needs --webhook-cert-mode=local: the operator built from this tree cannot serve " +
-			"its webhooks outside a cluster (certs/ must be wired into main.go)")
-	}
 	// The set's operator would compete for the CPU; its replacement below
 	// watches the same set.
 	if err := b.op.stop(); err != nil {
@@ -50,7 +41,7 @@ func (b *bench) webhook(ctx context.Context) error {
 		return fmt.Errorf("%d of %d creates failed without webhooks", baseErrs, len(baseline))
 	}
 
-	op, err := startOperator(ctx, b.operatorConfig(true, setNamespace))
+	op, err := b.startOperator(ctx, true, setNamespace)
 	if err != nil {
 		return err
 	}
@@ -137,7 +128,7 @@ func (b *bench) webhook(ctx context.Context) error {
 			r.RatePerSecond, worst.Name, worst.P50*1e3, worst.P99*1e3, worst.P99Bucket*1e3, worst.Within5ms*100,
 			r.ClientWith.P99*1e3, r.ClientWithout.P99*1e3))
 	if withErrs > 0 {
-		return fmt.Errorf("%d of %d creates failed with webhooks; see %s", withErrs, len(with), b.operatorConfig(true, "").logPath)
+		return fmt.Errorf("%d of %d creates failed with webhooks; see %s", withErrs, len(with), op.LogPath())
 	}
 	// Stopping the operator deletes its webhook configurations, so nothing
 	// is left that would refuse creates once it is gone.
@@ -184,7 +175,7 @@ func (b *bench) waitForWebhooks(ctx context.Context) error {
 	defer cancel()
 	var last string
 	err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
-		mc := fixtures.Memcached(webhookNamespace, "probe")
+		mc := gen.Memcached(webhookNamespace, "probe")
 		if err := b.e.client.Create(ctx, mc, client.DryRunAll); err != nil {
 			last = "defaulting: " + err.Error()
 			return false, nil
@@ -193,7 +184,7 @@ func (b *bench) waitForWebhooks(ctx context.Context) error {
 			last = "defaulting webhook not called yet"
 			return false, nil
 		}
-		err := b.e.client.Create(ctx, fixtures.Memcached(webhookNamespace, "probe", fixtures.WithSize(100000)), client.DryRunAll)
+		err := b.e.client.Create(ctx, gen.Memcached(webhookNamespace, "probe", gen.WithSize(100000)), client.DryRunAll)
 		if err == nil {
 			last = "validating webhook not called yet"
 			return false, nil
@@ -234,7 +225,7 @@ func (b *bench) createAtRate(ctx context.Context, ns string) ([]float64, int) {
 			}
 		}
 		wg.Go(func() {
-			mc := fixtures.Memcached(ns, fmt.Sprintf("wh-%05d", i), fixtures.WithSize(b.o.size))
+			mc := gen.Memcached(ns, fmt.Sprintf("wh-%05d", i), gen.WithSize(b.o.size))
 			start := time.Now()
 			err := b.e.client.Create(ctx, mc)
 			d := time.Since(start).Seconds()

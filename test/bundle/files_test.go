@@ -16,16 +16,16 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // Paths of the bundle and of the config/ files it is made from.
 var (
-	bundleDir        = filepath.Join(fixtures.RepoRoot(), "bundle")
-	bundleDockerfile = filepath.Join(fixtures.RepoRoot(), "bundle.Dockerfile")
-	managerManifest  = filepath.Join(fixtures.RepoRoot(), "config", "manager", "manager.yaml")
-	samplesDir       = filepath.Join(fixtures.RepoRoot(), "config", "samples")
-	iconFile         = filepath.Join(fixtures.RepoRoot(), "config", "manifests", "icon.svg")
+	bundleDir        = filepath.Join(repo.Root(), "bundle")
+	bundleDockerfile = filepath.Join(repo.Root(), "bundle.Dockerfile")
+	managerManifest  = filepath.Join(repo.Root(), "config", "manager", "manager.yaml")
+	samplesDir       = filepath.Join(repo.Root(), "config", "samples")
+	iconFile         = filepath.Join(repo.Root(), "config", "manifests", "icon.svg")
 )
 
 // What the bundle is expected to name.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	scorecardv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // The bundle metadata annotations this test reads.
@@ -126,7 +126,7 @@ func TestAnnotationsDescribeThisBundle(t *testing.T) {
 	var project struct {
 		Layout []string `json:"layout"`
 	}
-	readYAMLLoose(t, filepath.Join(fixtures.RepoRoot(), "PROJECT"), &project)
+	readYAMLLoose(t, filepath.Join(repo.Root(), "PROJECT"), &project)
 	if len(project.Layout) == 0 || a[annotationLayout] != project.Layout[0] {
 		t.Errorf("layout annotation %q, PROJECT layout %q", a[annotationLayout], project.Layout)
 	}

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // bundleObjects reads every manifest of bundle/manifests.
@@ -46,7 +46,7 @@ func withoutServerFields(u *unstructured.Unstructured) map[string]any {
 // config/crd/bases (`make manifests`), field for field.
 func TestBundleCRDsAreConfigCRDs(t *testing.T) {
 	want := map[string]map[string]any{}
-	files, err := filepath.Glob(filepath.Join(fixtures.CRDDir(), "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(repo.CRDDir(), "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ type webhookConfig struct {
 func configWebhooks(t *testing.T) map[string]webhookConfig {
 	t.Helper()
 	out := map[string]webhookConfig{}
-	for _, u := range readObjects(t, filepath.Join(fixtures.WebhookDir(), "manifests.yaml")) {
+	for _, u := range readObjects(t, filepath.Join(repo.WebhookDir(), "manifests.yaml")) {
 		switch u.GetKind() {
 		case "MutatingWebhookConfiguration":
 			var c admissionregistrationv1.MutatingWebhookConfiguration
@@ -142,7 +142,7 @@ func TestWebhookDefinitionsAreConfigWebhooks(t *testing.T) {
 	}
 
 	var svc corev1.Service
-	readYAML(t, filepath.Join(fixtures.WebhookDir(), "service.yaml"), &svc)
+	readYAML(t, filepath.Join(repo.WebhookDir(), "service.yaml"), &svc)
 	if len(svc.Spec.Ports) != 1 {
 		t.Fatalf("config/webhook/service.yaml has %d ports, want 1", len(svc.Spec.Ports))
 	}
@@ -259,7 +259,7 @@ func TestALMExamplesAreSamples(t *testing.T) {
 func baseCSV(t *testing.T) v1alpha1.ClusterServiceVersion {
 	t.Helper()
 	var csv v1alpha1.ClusterServiceVersion
-	readYAML(t, filepath.Join(fixtures.RepoRoot(), "config", "manifests", "bases", packageName+".clusterserviceversion.yaml"), &csv)
+	readYAML(t, filepath.Join(repo.Root(), "config", "manifests", "bases", packageName+".clusterserviceversion.yaml"), &csv)
 	return csv
 }
 

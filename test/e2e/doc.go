@@ -21,7 +21,7 @@ operator reads, as kubelet does for a mounted Secret (test/secretvolume), and
 it routes the API server's webhook calls to the host.
 
 `make test-e2e` runs it; KUBEBUILDER_ASSETS names the control plane binaries
-(default bin/k8s/1.37.2), and bin/kubectl and bin/kustomize must exist
+(default bin/k8s/<version>), and bin/kubectl and bin/kustomize must exist
 (`make kubectl kustomize`).
 */
 package e2e

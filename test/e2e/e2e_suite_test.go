@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,8 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/certmanager"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 )
 
 func TestE2E(t *testing.T) {
@@ -39,11 +38,7 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	for _, tool := range []string{"kubectl", "kustomize"} {
-		if _, err := os.Stat(harness.Tool(tool)); err != nil {
-			Skip(fmt.Sprintf("%v: run make %s", err, tool))
-		}
-	}
+	harness.RequireTools("kubectl", "kustomize")
 	workDir = harness.WorkDir("e2e")
 	// Everything in this process (cert-manager, the CA injector, client
 	// warnings) logs to a file rather than the test output.
@@ -61,13 +56,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	// cert-manager: its CRDs as the module ships them, then its controllers.
 	start := time.Now()
-	crds, err := certManagerCRDs()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(kubectl(ctx, nil, "apply", "--server-side", "-f", crds)).Error().NotTo(HaveOccurred())
-	Expect(kubectl(ctx, nil, "wait", "--for=condition=Established", "--timeout=60s", "-f", crds)).Error().NotTo(HaveOccurred())
 	cmCtx, stopCertManager := context.WithCancel(context.Background())
 	DeferCleanup(stopCertManager)
-	Expect(runCertManager(cmCtx, cluster.KubeconfigPath(), cluster.RestConfig(), logger)).To(Succeed())
+	Expect(certmanager.Start(cmCtx, cluster.KubeconfigPath(), cluster.RestConfig(), logger)).To(Succeed())
 	GinkgoWriter.Printf("cert-manager CRDs and controllers up in %s\n", time.Since(start).Round(time.Millisecond))
 
 	operatorBinary = build.Wait(ctx)

@@ -22,14 +22,14 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/webhookroute"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 )
 
 // buildConfigDefault runs `kustomize build config/default`.
 func buildConfigDefault() ([]byte, error) {
-	return harness.KustomizeBuild(filepath.Join(fixtures.RepoRoot(), "config", "default"))
+	return harness.KustomizeBuild(filepath.Join(repo.Root(), "config", "default"))
 }
 
 // installation is the decoded output of config/default, with the objects
@@ -217,9 +217,6 @@ func serviceDNSNames(svc *corev1.Service) []string {
 // with it, and lands in the Secret the manager mounts where it reads it.
 func TestConfigDefaultCertificates(t *testing.T) {
 	out, err := buildConfigDefault()
-	if errors.Is(err, harness.ErrNoTool) {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	cmapiutil "github.com/cert-manager/cert-manager/pkg/api/util"
@@ -23,10 +21,10 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
-	"github.com/example-inc/memcached-operator/test/secretvolume"
-	"github.com/example-inc/memcached-operator/test/webhookroute"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -44,9 +42,8 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		webhookCertDir = func() string { return filepath.Join(workDir, "webhook-certs") }
 		metricsCertDir = func() string { return filepath.Join(workDir, "metrics-certs") }
 
-		operator                            *operatorproc.Process
-		webhookPort, metricsPort, probePort int
-		testNamespace                       = "e2e"
+		operator      *operatorproc.Operator
+		testNamespace = "e2e"
 	)
 
 	AfterAll(func() {
@@ -129,29 +126,20 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(secretvolume.Write(metricsCertDir(), metricsSecret.Data)).To(Succeed())
 
 		By("starting the operator binary on the host, webhooks in mounted mode")
-		var err error
-		ports, err := operatorproc.FreePorts(3)
-		Expect(err).NotTo(HaveOccurred())
-		webhookPort, metricsPort, probePort = ports[0], ports[1], ports[2]
 		start := time.Now()
-		operator, err = operatorproc.Start(operatorproc.Options{
-			Binary:     operatorBinary,
-			Kubeconfig: cluster.KubeconfigPath(),
-			LogPath:    filepath.Join(workDir, "operator.log"),
-			Args: []string{
-				"--webhook-cert-mode=mounted",
-				"--webhook-cert-dir=" + webhookCertDir(),
-				"--webhook-port=" + strconv.Itoa(webhookPort),
-				"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
-				"--metrics-cert-path=" + metricsCertDir(),
-				"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
-			},
+		var err error
+		operator, err = operatorproc.Start(ctx, operatorproc.Options{
+			Binary:         operatorBinary,
+			Kubeconfig:     cluster.KubeconfigPath(),
+			LogPath:        filepath.Join(workDir, "operator.log"),
+			Webhooks:       operatorproc.WebhooksMounted,
+			WebhookCertDir: webhookCertDir(),
+			SecureMetrics:  true,
+			MetricsCertDir: metricsCertDir(),
 		})
 		Expect(err).NotTo(HaveOccurred())
-		readyCtx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		Expect(operator.WaitHTTP(readyCtx, fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))).To(Succeed())
 		GinkgoWriter.Printf("operator ready %s after start\n", time.Since(start).Round(time.Millisecond))
+		webhookPort, metricsPort := operator.Ports().Webhook, operator.Ports().Metrics
 
 		By("checking both servers present the issued certificates")
 		Expect(servedCertificateSerial(ctx, webhookPort)).To(Equal(secretSerial(secret)))
@@ -169,13 +157,13 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNamespace}})).To(Succeed())
 		start = time.Now()
 		Eventually(func() error {
-			return k8s.Create(ctx, fixtures.Memcached(testNamespace, "too-big", fixtures.WithSize(40)))
+			return k8s.Create(ctx, gen.Memcached(testNamespace, "too-big", gen.WithSize(40)))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
 			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
 		GinkgoWriter.Printf("first webhook answer %s after routing\n", time.Since(start).Round(time.Millisecond))
 
 		By("creating a Memcached without a size: defaulted, then reconciled")
-		mc := fixtures.Memcached(testNamespace, "cache")
+		mc := gen.Memcached(testNamespace, "cache")
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 		want := webhooks.DefaultSizePolicy().Default
 		Expect(mc.Spec.Size).To(HaveValue(Equal(want)))
@@ -229,7 +217,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 
 		By("checking the webhook server presents the new certificate")
 		start = time.Now()
-		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, webhookPort) }).
+		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, operator.Ports().Webhook) }).
 			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(newSerial))
 		GinkgoWriter.Printf("new certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
 
@@ -254,10 +242,10 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 			}
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Eventually(func() error {
-			return k8s.Create(ctx, fixtures.Memcached(testNamespace, "too-big-after-renewal", fixtures.WithSize(40)))
+			return k8s.Create(ctx, gen.Memcached(testNamespace, "too-big-after-renewal", gen.WithSize(40)))
 		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
 			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
-		mc := fixtures.Memcached(testNamespace, "after-renewal", fixtures.WithSize(2))
+		mc := gen.Memcached(testNamespace, "after-renewal", gen.WithSize(2))
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 
 		By("checking the operator was not restarted")

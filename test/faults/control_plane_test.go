@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 )
 
 // restartCRs is the size of the rollout the API server and etcd restarts
@@ -21,7 +21,7 @@ var _ = Describe("a control-plane component stopped and started mid-rollout", fu
 			ns := "restart-" + string(component)
 			set := newMemcachedSet(ctx, ns, restartCRs)
 			op := startOperator(ctx, ns, operatorConfig{Namespace: ns, Webhooks: true})
-			pid := op.proc.PID()
+			pid := op.PID()
 			rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), uint64(len(component))))
 			point := rng.IntN(len(set.names) / 2)
 
@@ -43,8 +43,8 @@ var _ = Describe("a control-plane component stopped and started mid-rollout", fu
 			// watches came back, not only its retries of queued work.
 			set.add(ctx, "after-outage", 2)
 			set.waitConverged(ctx)
-			Expect(op.proc.Running()).To(BeTrue(), "the operator exited:\n%s", op.proc.Tail(30))
-			Expect(op.proc.PID()).To(Equal(pid))
+			Expect(op.Running()).To(BeTrue(), "the operator exited:\n%s", op.Tail(30))
+			Expect(op.PID()).To(Equal(pid))
 			AddReportEntry(string(component)+" restart", fmt.Sprintf(
 				"%d Memcached; stopped %s after the first create with %d Available; stop took %s, down %s in all; "+
 					"all converged (one more created after) %s after it was back; operator pid %d throughout",

@@ -48,7 +48,7 @@ var _ = Describe("kill -9 of the operator during a rollout", func() {
 		}
 		Eventually(created).WithContext(ctx).WithTimeout(set.timeout()).Should(Receive(Succeed()))
 		set.waitConverged(ctx)
-		Expect(op.proc.Running()).To(BeTrue(), "the last operator exited:\n%s", op.proc.Tail(30))
+		Expect(op.Running()).To(BeTrue(), "the last operator exited:\n%s", op.Tail(30))
 
 		AddReportEntry("crash rollout", fmt.Sprintf("%d Memcached (%d pods), %d kills (seed %d):\n%s\nall converged %s after the first create",
 			len(set.names), set.pods(), len(points), GinkgoRandomSeed(), strings.Join(kills, "\n"), time.Since(start).Round(time.Millisecond)))

@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 func TestFaults(t *testing.T) {
@@ -75,7 +75,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	k8s, err = client.New(restConfig, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	_, err = envtest.InstallCRDs(restConfig, envtest.CRDInstallOptions{
-		Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true,
+		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
 

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // leaseName is the operator's LeaderElectionID (main.go).
@@ -44,7 +44,7 @@ var _ = Describe("two replicas with leader election", func() {
 
 		By("starting replica b, which waits")
 		b := startOperator(ctx, "leader-b", cfg)
-		Expect(k8s.Create(ctx, fixtures.Memcached(ns, "before", fixtures.WithSize(2)))).To(Succeed())
+		Expect(k8s.Create(ctx, gen.Memcached(ns, "before", gen.WithSize(2)))).To(Succeed())
 		waitDeployment(ctx, ns, "before")
 		// The counter moves when the reconcile returns, just after its write.
 		Eventually(a.reconciles).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", 0))
@@ -63,7 +63,7 @@ var _ = Describe("two replicas with leader election", func() {
 		Expect(b.reconciles(ctx)).To(BeZero())
 		killed := time.Now()
 		a.kill()
-		Expect(k8s.Create(ctx, fixtures.Memcached(ns, "after", fixtures.WithSize(2)))).To(Succeed())
+		Expect(k8s.Create(ctx, gen.Memcached(ns, "after", gen.WithSize(2)))).To(Succeed())
 
 		var leaderB string
 		Eventually(func(g Gomega) {
@@ -82,7 +82,7 @@ var _ = Describe("two replicas with leader election", func() {
 		// Each replica took the lease once: b's log holds one acquisition,
 		// and it came after the kill (the lease itself shows that: b's
 		// holder identity replaced a's only now).
-		log, err := os.ReadFile(b.opts.LogPath)
+		log, err := os.ReadFile(b.LogPath())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Count(string(log), "Successfully acquired lease")).To(Equal(1))
 
@@ -96,7 +96,7 @@ var _ = Describe("two replicas with leader election", func() {
 // leads reports whether the operator holds the lease, by its own
 // leader_election_master_status gauge.
 func (o *operator) leads(ctx context.Context) (bool, error) {
-	text, err := o.metrics(ctx)
+	text, err := o.Metrics(ctx)
 	if err != nil {
 		return false, err
 	}

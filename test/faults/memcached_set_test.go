@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // memcachedSet is a rollout of Memcached objects in a namespace that holds
@@ -64,7 +64,7 @@ func (s *memcachedSet) pods() int {
 func (s *memcachedSet) create(ctx context.Context) (refused int, err error) {
 	for _, name := range s.names {
 		err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			err := k8s.Create(ctx, fixtures.Memcached(s.ns, name, fixtures.WithSize(s.sizes[name])))
+			err := k8s.Create(ctx, gen.Memcached(s.ns, name, gen.WithSize(s.sizes[name])))
 			switch {
 			case err == nil, apierrors.IsAlreadyExists(err):
 				return true, nil
@@ -101,7 +101,7 @@ func (s *memcachedSet) createInBackground(ctx context.Context) <-chan error {
 func (s *memcachedSet) add(ctx context.Context, name string, size int32) {
 	s.names = append(s.names, name)
 	s.sizes[name] = size
-	Expect(k8s.Create(ctx, fixtures.Memcached(s.ns, name, fixtures.WithSize(size)))).To(Succeed())
+	Expect(k8s.Create(ctx, gen.Memcached(s.ns, name, gen.WithSize(size)))).To(Succeed())
 }
 
 // timeout bounds a wait on the whole set: on two shared cores a pod takes

@@ -3,7 +3,6 @@ package faults
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
 // operatorConfig says how a spec runs its operator.
@@ -31,14 +30,10 @@ type operatorConfig struct {
 	Env []string
 }
 
-// operator is one operator process of a spec, restarted on the same ports
-// and with the same log after a kill, as a pod's container would be.
+// operator is one operator process of a spec; Restart brings a killed one
+// back on the same ports and log, as kubelet restarts a crashed container.
 type operator struct {
-	name                                string
-	cfg                                 operatorConfig
-	webhookPort, metricsPort, probePort int
-	opts                                operatorproc.Options
-	proc                                *operatorproc.Process
+	*operatorproc.Operator
 }
 
 // localWebhookCertDir is shared by every operator of the suite: the first
@@ -46,96 +41,56 @@ type operator struct {
 func localWebhookCertDir() string { return filepath.Join(workDir, "webhook-certs") }
 
 // startOperator starts an operator whose log is operator-<name>.log in the
-// work directory and waits until it is ready. It is stopped when the spec
-// ends, and the end of its log is printed if the spec failed.
+// work directory and returns once it is ready (with webhooks, once the
+// cluster's webhook configurations point at it). It is stopped when the
+// spec ends, and the end of its log is printed if the spec failed.
 func startOperator(ctx context.Context, name string, cfg operatorConfig) *operator {
-	ports, err := operatorproc.FreePorts(3)
-	Expect(err).NotTo(HaveOccurred())
-	o := &operator{name: name, cfg: cfg, webhookPort: ports[0], metricsPort: ports[1], probePort: ports[2]}
-	args := []string{
-		"--health-probe-bind-address=" + o.addr(o.probePort),
-		// Plain HTTP on loopback: the specs read the metrics without a token.
-		"--metrics-bind-address=" + o.addr(o.metricsPort), "--metrics-secure=false",
+	opts := operatorproc.Options{
+		Binary:         operatorBinary,
+		Kubeconfig:     cluster.KubeconfigPath(),
+		LogPath:        filepath.Join(workDir, "operator-"+name+".log"),
+		Webhooks:       operatorproc.WebhooksOff,
+		WatchNamespace: cfg.Namespace,
+		Env:            cfg.Env,
 	}
 	if cfg.Webhooks {
-		args = append(args, "--webhook-cert-mode=local", "--webhook-cert-dir="+localWebhookCertDir(),
-			"--webhook-port="+strconv.Itoa(o.webhookPort))
-	} else {
-		args = append(args, "--enable-webhooks=false")
+		opts.Webhooks, opts.WebhookCertDir = operatorproc.WebhooksLocal, localWebhookCertDir()
 	}
 	if cfg.LeaderElect {
-		args = append(args, "--leader-elect", "--leader-election-namespace="+cfg.Namespace)
+		opts.LeaderElectionNamespace = cfg.Namespace
 	}
-	o.opts = operatorproc.Options{
-		Binary:     operatorBinary,
-		Kubeconfig: cluster.KubeconfigPath(),
-		LogPath:    filepath.Join(workDir, "operator-"+name+".log"),
-		Args:       args,
-		Env:        append([]string{"WATCH_NAMESPACE=" + cfg.Namespace}, cfg.Env...),
-	}
+	op, err := operatorproc.Start(ctx, opts)
+	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx SpecContext) {
-		if o.proc == nil {
-			return // it never started; the failure says why
-		}
 		if CurrentSpecReport().Failed() {
-			GinkgoWriter.Println(o.proc.Tail(40))
+			GinkgoWriter.Println(op.Tail(40))
 		}
 		// SIGTERM, as at the end of a pod; a killed operator is not
 		// running and needs none.
-		Expect(o.proc.Stop(45 * time.Second)).To(Succeed())
+		Expect(op.Stop(45 * time.Second)).To(Succeed())
 		if cfg.Webhooks {
 			// A killed operator in local mode leaves its fail-closed
 			// webhook configurations behind; the next spec must not meet them.
 			Expect(removeLocalWebhooks(ctx)).To(Succeed())
 		}
 	}, NodeTimeout(2*time.Minute))
-	o.start(ctx)
-	return o
-}
-
-func (o *operator) addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-
-// start runs the process and waits until /readyz answers and, with
-// webhooks, until the webhook configurations point at it.
-func (o *operator) start(ctx context.Context) {
-	var err error
-	o.proc, err = operatorproc.Start(o.opts)
-	Expect(err).NotTo(HaveOccurred())
-	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	Expect(o.proc.WaitHTTP(readyCtx, "http://"+o.addr(o.probePort)+"/readyz")).To(Succeed())
-	if o.cfg.Webhooks {
-		// The server is ready before the local certificate source has
-		// written the configurations; a create in between would skip them.
-		Eventually(func(g Gomega) {
-			m := &admissionregistrationv1.MutatingWebhookConfiguration{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Name: certs.LocalNamePrefix + "mutating-webhook-configuration"}, m)).To(Succeed())
-			g.Expect(m.Webhooks).NotTo(BeEmpty())
-			g.Expect(m.Webhooks[0].ClientConfig.URL).To(HaveValue(HavePrefix(certs.LocalWebhookURL(o.webhookPort))))
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
-	}
+	return &operator{Operator: op}
 }
 
 // kill sends SIGKILL, the crash no cleanup code sees.
-func (o *operator) kill() { Expect(o.proc.Kill()).To(Succeed()) }
+func (o *operator) kill() { Expect(o.Kill()).To(Succeed()) }
 
-// restart starts the killed operator again, as kubelet restarts a crashed
-// container, and waits until it is ready.
+// restart starts the killed operator again and waits until it is ready.
 func (o *operator) restart(ctx context.Context) {
-	Expect(o.proc.Running()).To(BeFalse(), "restart is for a killed operator")
-	o.start(ctx)
-}
-
-// metrics is the operator's /metrics in the Prometheus text format.
-func (o *operator) metrics(ctx context.Context) (string, error) {
-	return operatorproc.Get(ctx, "http://"+o.addr(o.metricsPort)+"/metrics")
+	Expect(o.Running()).To(BeFalse(), "restart is for a killed operator")
+	Expect(o.Restart(ctx)).To(Succeed())
 }
 
 // reconciles is controller_runtime_reconcile_total of the memcached
 // controller, over every result; 0 when the controller has not started (a
 // standby replica does not start it).
 func (o *operator) reconciles(ctx context.Context) (float64, error) {
-	text, err := o.metrics(ctx)
+	text, err := o.Metrics(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -144,7 +99,7 @@ func (o *operator) reconciles(ctx context.Context) (float64, error) {
 
 // rssKiB is the process's resident memory (VmRSS) in KiB.
 func (o *operator) rssKiB() (int64, error) {
-	u, err := o.proc.Usage()
+	u, err := o.Usage()
 	return u.RSSBytes >> 10, err
 }
 

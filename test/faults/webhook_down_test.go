@@ -13,7 +13,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -28,14 +28,14 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, func() {
 	const ns = webhookDownNamespace
 	var (
 		op       *operator
-		existing = fixtures.Memcached(ns, "existing", fixtures.WithSize(2))
+		existing = gen.Memcached(ns, "existing", gen.WithSize(2))
 	)
 
 	BeforeAll(func(ctx SpecContext) {
 		createNamespace(ctx, ns)
 		op = startOperator(ctx, "webhook-down", operatorConfig{Namespace: ns, Webhooks: true})
 		Expect(k8s.Create(ctx, existing)).To(Succeed())
-		Expect(k8s.Create(ctx, fixtures.Memcached(ns, "too-big", fixtures.WithSize(40)))).To(
+		Expect(k8s.Create(ctx, gen.Memcached(ns, "too-big", gen.WithSize(40)))).To(
 			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
 
 		// kill -9, not SIGTERM: in local mode a stopping operator deletes
@@ -60,13 +60,13 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, func() {
 			AddReportEntry("refused: "+CurrentSpecReport().LeafNodeText, err.Error())
 		},
 		Entry("a create without a size, which needs defaulting", func(ctx context.Context) error {
-			return k8s.Create(ctx, fixtures.Memcached(ns, "no-size"))
+			return k8s.Create(ctx, gen.Memcached(ns, "no-size"))
 		}, mutatingWebhook),
 		Entry("a create of size 40, which validation would deny", func(ctx context.Context) error {
-			return k8s.Create(ctx, fixtures.Memcached(ns, "size-40", fixtures.WithSize(40)))
+			return k8s.Create(ctx, gen.Memcached(ns, "size-40", gen.WithSize(40)))
 		}, mutatingWebhook),
 		Entry("a valid create of size 2", func(ctx context.Context) error {
-			return k8s.Create(ctx, fixtures.Memcached(ns, "size-2", fixtures.WithSize(2)))
+			return k8s.Create(ctx, gen.Memcached(ns, "size-2", gen.WithSize(2)))
 		}, mutatingWebhook),
 		Entry("an update of spec.size to 40", func(ctx context.Context) error {
 			mc := existing.DeepCopy()
@@ -91,10 +91,10 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, func() {
 	It("defaults and validates again once the operator is back", func(ctx SpecContext) {
 		start := time.Now()
 		op.restart(ctx)
-		mc := fixtures.Memcached(ns, "no-size")
+		mc := gen.Memcached(ns, "no-size")
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 		Expect(mc.Spec.Size).To(HaveValue(Equal(webhooks.DefaultSizePolicy().Default)))
-		Expect(k8s.Create(ctx, fixtures.Memcached(ns, "size-40", fixtures.WithSize(40)))).To(
+		Expect(k8s.Create(ctx, gen.Memcached(ns, "size-40", gen.WithSize(40)))).To(
 			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
 		AddReportEntry("webhooks answering again after the restart", time.Since(start).Round(time.Millisecond))
 	}, NodeTimeout(3*time.Minute))

@@ -19,7 +19,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -70,7 +70,7 @@ var _ = Describe("malformed AdmissionReview bodies posted straight to the webhoo
 	}, NodeTimeout(3*time.Minute))
 
 	post := func(ctx context.Context, path, contentType string, body []byte) (answer, error) {
-		return postReview(ctx, poster, certs.LocalWebhookURL(op.webhookPort)+path, contentType, body)
+		return postReview(ctx, poster, certs.LocalWebhookURL(op.Ports().Webhook)+path, contentType, body)
 	}
 
 	It("admits a well-formed review, so the refusals below are the bodies' doing", func(ctx SpecContext) {
@@ -91,7 +91,7 @@ var _ = Describe("malformed AdmissionReview bodies posted straight to the webhoo
 				Expect(a.allowed).To(BeFalse(), "%s: %s", path, a)
 				AddReportEntry(fmt.Sprintf("%s %s", CurrentSpecReport().LeafNodeText, path), a.String())
 			}
-			Expect(op.proc.Running()).To(BeTrue())
+			Expect(op.Running()).To(BeTrue())
 		},
 		Entry("an empty body", "application/json", []byte{}, int32(http.StatusBadRequest)),
 		Entry("truncated JSON", "application/json", []byte(reviewPrefix[:len(reviewPrefix)/2]), int32(http.StatusBadRequest)),
@@ -127,8 +127,8 @@ var _ = Describe("malformed AdmissionReview bodies posted straight to the webhoo
 		Expect(after-before).To(BeNumerically("<", 64<<10), "VmRSS grew by more than 64 MiB over the ten posts")
 		Expect(after-startRSS).To(BeNumerically("<", 64<<10), "VmRSS grew by more than 64 MiB since the operator was ready")
 
-		Expect(op.proc.Running()).To(BeTrue(), op.proc.Tail(30))
-		Expect(operatorproc.Get(ctx, "http://"+op.addr(op.probePort)+"/readyz")).To(Equal("ok"))
+		Expect(op.Running()).To(BeTrue(), op.Tail(30))
+		Expect(process.Get(ctx, op.ProbeURL()+"/readyz")).To(Equal("ok"))
 	}, NodeTimeout(3*time.Minute))
 })
 

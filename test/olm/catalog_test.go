@@ -11,8 +11,9 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // catalogSourceName is the suite's CatalogSource, in olmNamespace.
@@ -25,7 +26,7 @@ const catalogSourceName = "memcached-operator-catalog"
 // blob, and an alpha channel in which each bundle replaces the one before;
 // then opm validate.
 func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) error {
-	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", fixtures.RepoRoot(), "catalog",
+	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", repo.Root(), "catalog",
 		"CATALOG_DIR="+dir, "CATALOG_BUNDLES="+strings.Join(bundleDirs, ","), "OPM="+opm)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("make catalog: %w\n%s", err, out)
@@ -38,13 +39,13 @@ func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) e
 // 127.0.0.1. Its profiling endpoint is off (it would take localhost:6060,
 // which a second opm serve or another suite would collide on), and its
 // termination log goes to the work directory instead of /dev.
-func serveCatalog(opm, dir, workDir, name string) (*operatorproc.Process, int, error) {
-	ports, err := operatorproc.FreePorts(1)
+func serveCatalog(opm, dir, workDir, name string) (*process.Process, int, error) {
+	ports, err := localcluster.FreePorts(1)
 	if err != nil {
 		return nil, 0, err
 	}
-	p, err := operatorproc.Start(operatorproc.Options{
-		Binary:  opm,
+	p, err := process.Start(process.Spec{
+		Path:    opm,
 		LogPath: filepath.Join(workDir, name+".log"),
 		Args: []string{"serve", dir, "--port=" + strconv.Itoa(ports[0]), "--pprof-addr=",
 			"--termination-log=" + filepath.Join(workDir, name+".termination.log")},

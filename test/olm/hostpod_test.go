@@ -6,21 +6,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
-	"time"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
-	"github.com/example-inc/memcached-operator/test/secretvolume"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // managerContainerName is the operator's container in the CSV's Deployment.
@@ -101,45 +95,16 @@ func mountSecretVolume(ctx context.Context, k client.Client, d *appsv1.Deploymen
 	return dir, secretvolume.Write(dir, files)
 }
 
-// serviceAccountKubeconfig writes a kubeconfig that authenticates as the
-// ServiceAccount sa with a bound token, so the operator on the host has
-// exactly the permissions OLM granted its pod, no more.
-func serviceAccountKubeconfig(ctx context.Context, k client.Client, cfg *rest.Config, namespace, sa, path string) error {
-	account := &corev1.ServiceAccount{}
-	if err := k.Get(ctx, client.ObjectKey{Namespace: namespace, Name: sa}, account); err != nil {
-		return err
-	}
-	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
-	if err := k.SubResource("token").Create(ctx, account, req); err != nil {
-		return fmt.Errorf("token for ServiceAccount %s/%s: %w", namespace, sa, err)
-	}
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["olm"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos[sa] = &clientcmdapi.AuthInfo{Token: req.Status.Token}
-	kc.Contexts["olm"] = &clientcmdapi.Context{Cluster: "olm", AuthInfo: sa, Namespace: namespace}
-	kc.CurrentContext = "olm"
-	return clientcmd.WriteToFile(*kc, path)
-}
-
-// hostOperator is the operator binary run on the host as OLM's pod would
-// run it.
-type hostOperator struct {
-	proc                    *operatorproc.Process
-	webhookPort, probePort  int
-	certDir, kubeconfigPath string
-}
-
 // startHostOperator runs binary with the manager container's arguments and
 // environment from d, as its ServiceAccount, with OLM's certificate Secret
 // written where the container mounts it. Only what cannot be the same on a
-// shared host changes, each by a flag appended after the container's own
-// (the last one wins): the three listening ports, the certificate
-// directory (the mount path, under a work directory) and the leader
-// election namespace (a pod's own, which a process outside one must be
-// given). dir receives its kubeconfig and certificate; logPath, shared by
-// restarts, its output. It returns once /readyz, which waits for the webhook server,
-// answers.
-func startHostOperator(ctx context.Context, k client.Client, cfg *rest.Config, d *appsv1.Deployment, binary, dir, logPath string) (*hostOperator, error) {
+// shared host changes, each by a flag the launcher appends after the
+// container's own (the last one wins): the three listening ports, the
+// certificate directory (the mount path, under a work directory) and the
+// leader election namespace (a pod's own, which a process outside one must
+// be given). dir receives its kubeconfig and certificate; logPath, shared by
+// restarts, its output. It returns once the operator is ready.
+func startHostOperator(ctx context.Context, k client.Client, d *appsv1.Deployment, binary, dir, logPath string) (*operatorproc.Operator, error) {
 	c, err := managerContainer(d)
 	if err != nil {
 		return nil, err
@@ -148,37 +113,38 @@ func startHostOperator(ctx context.Context, k client.Client, cfg *rest.Config, d
 	if err != nil {
 		return nil, err
 	}
-	op := &hostOperator{kubeconfigPath: filepath.Join(dir, "kubeconfig")}
-	if op.certDir, err = mountSecretVolume(ctx, k, d, c, certs.DefaultMountedDir, filepath.Join(dir, "root")); err != nil {
-		return nil, err
-	}
-	if err := serviceAccountKubeconfig(ctx, k, cfg, d.Namespace, d.Spec.Template.Spec.ServiceAccountName, op.kubeconfigPath); err != nil {
-		return nil, err
-	}
-	ports, err := operatorproc.FreePorts(3)
+	certDir, err := mountSecretVolume(ctx, k, d, c, certs.DefaultMountedDir, filepath.Join(dir, "root"))
 	if err != nil {
 		return nil, err
 	}
-	op.webhookPort, op.probePort = ports[0], ports[1]
-	args := append(slices.Clone(c.Args),
-		"--webhook-cert-mode="+string(certs.ModeMounted),
-		"--webhook-cert-dir="+op.certDir,
-		"--webhook-port="+strconv.Itoa(op.webhookPort),
-		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(op.probePort),
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(ports[2]),
-		"--leader-election-namespace="+d.Namespace,
-	)
-	op.proc, err = operatorproc.Start(operatorproc.Options{
-		Binary: binary, Kubeconfig: op.kubeconfigPath, LogPath: logPath, Args: args, Env: env,
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := cluster.WriteServiceAccountKubeconfig(ctx, kubeconfig, d.Namespace, d.Spec.Template.Spec.ServiceAccountName); err != nil {
+		return nil, err
+	}
+	return operatorproc.Start(ctx, operatorproc.Options{
+		Binary:                  binary,
+		Kubeconfig:              kubeconfig,
+		LogPath:                 logPath,
+		Webhooks:                operatorproc.WebhooksMounted,
+		WebhookCertDir:          certDir,
+		SecureMetrics:           true,
+		LeaderElectionNamespace: d.Namespace,
+		// The container's WATCH_NAMESPACE comes from OLM's annotation,
+		// resolved into env.
+		WatchNamespace: envValue(env, "WATCH_NAMESPACE"),
+		Env:            env,
+		Args:           c.Args,
 	})
-	if err != nil {
-		return nil, err
+}
+
+// envValue is the value of name in env (NAME=value entries), the last one
+// winning as in exec.
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if n, val, ok := strings.Cut(kv, "="); ok && n == name {
+			v = val
+		}
 	}
-	readyCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := op.proc.WaitHTTP(readyCtx, fmt.Sprintf("http://127.0.0.1:%d/readyz", op.probePort)); err != nil {
-		_ = op.proc.Kill()
-		return nil, err
-	}
-	return op, nil
+	return v
 }

@@ -2,7 +2,6 @@ package olm
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 )
 
 func TestOLM(t *testing.T) {
@@ -50,9 +49,7 @@ const operatorNamespace = "memcached-operator-system"
 var _ = BeforeSuite(func(ctx SpecContext) {
 	var missing []string
 	paths, missing = toolsFromEnv()
-	if len(missing) > 0 {
-		Skip("missing " + strings.Join(missing, ", ") + ": run make test-olm")
-	}
+	Expect(missing).To(BeEmpty(), "run make test-olm, which builds and names them")
 
 	workDir = harness.WorkDir("olm")
 	// The suite's own clients log to a file, not the test output.
@@ -81,7 +78,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
 
-	olmOps = &olmOperators{tools: paths, kubeconfig: cluster.KubeconfigPath(), dir: workDir}
+	olmOps = &olmOperators{tools: paths, cluster: cluster, dir: workDir}
 	Expect(olmOps.startOLM()).To(Succeed())
 	Expect(olmOps.startCatalog()).To(Succeed())
 	DeferCleanup(olmOps.stopAll)

@@ -1,19 +1,13 @@
 package olm
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
 // olmNamespace is where olm and catalog run: the global catalog namespace,
@@ -27,26 +21,39 @@ const olmStopTimeout = 30 * time.Second
 // ../shared/toolchain.md does. olm is stopped and started again by the specs
 // that patch what it manages; catalog runs throughout.
 type olmOperators struct {
-	tools      tools
-	kubeconfig string
+	tools   tools
+	cluster *localcluster.Cluster
 	// dir holds the logs and olm's serving certificate.
 	dir string
 
-	olm, catalog *operatorproc.Process
+	olm, catalog *process.Process
+}
+
+// spec runs an OLM binary against the cluster, logging to dir/<name>.log.
+func (o *olmOperators) spec(binary, name string, args ...string) process.Spec {
+	return process.Spec{
+		Path: binary, Args: args, Dir: o.dir, LogPath: filepath.Join(o.dir, name+".log"),
+		Env: append(os.Environ(), "KUBECONFIG="+o.cluster.KubeconfigPath()),
+	}
 }
 
 // olmArgs: both operators serve health and metrics on a fixed port, :8080
-// without TLS and :8443 with it, so olm gets a certificate (and, as
-// --tls-cert requires, a client CA) to keep out of catalog's way.
+// without TLS and :8443 with it, so olm gets a certificate from the cluster's
+// CA (and, as --tls-cert requires, a client CA) to keep out of catalog's way.
 func (o *olmOperators) olmArgs() ([]string, error) {
-	cert, key := filepath.Join(o.dir, "olm-tls.crt"), filepath.Join(o.dir, "olm-tls.key")
+	cert, key, ca := filepath.Join(o.dir, "olm-tls.crt"), filepath.Join(o.dir, "olm-tls.key"), filepath.Join(o.dir, "cluster-ca.crt")
 	if _, err := os.Stat(cert); errors.Is(err, os.ErrNotExist) {
-		if err := writeSelfSignedCert(cert, key); err != nil {
+		certPEM, keyPEM, err := o.cluster.IssueServingCertificate("localhost")
+		if err != nil {
+			return nil, err
+		}
+		if err := errors.Join(os.WriteFile(cert, certPEM, 0o600), os.WriteFile(key, keyPEM, 0o600),
+			os.WriteFile(ca, o.cluster.CACertPEM(), 0o600)); err != nil {
 			return nil, err
 		}
 	}
 	return []string{"--namespace=" + olmNamespace, "--writeStatusName=",
-		"--tls-cert=" + cert, "--tls-key=" + key, "--client-ca=" + cert}, nil
+		"--tls-cert=" + cert, "--tls-key=" + key, "--client-ca=" + ca}, nil
 }
 
 // startOLM starts olm-operator; it appends to olm.log across restarts.
@@ -55,9 +62,7 @@ func (o *olmOperators) startOLM() error {
 	if err != nil {
 		return err
 	}
-	o.olm, err = operatorproc.Start(operatorproc.Options{
-		Binary: o.tools.olm, Kubeconfig: o.kubeconfig, LogPath: filepath.Join(o.dir, "olm.log"), Args: args, Dir: o.dir,
-	})
+	o.olm, err = process.Start(o.spec(o.tools.olm, "olm", args...))
 	return err
 }
 
@@ -66,44 +71,10 @@ func (o *olmOperators) stopOLM() error { return o.olm.Stop(olmStopTimeout) }
 
 func (o *olmOperators) startCatalog() error {
 	var err error
-	o.catalog, err = operatorproc.Start(operatorproc.Options{
-		Binary: o.tools.catalog, Kubeconfig: o.kubeconfig, LogPath: filepath.Join(o.dir, "catalog.log"),
-		Args: []string{"--namespace=" + olmNamespace, "--writeStatusName="}, Dir: o.dir,
-	})
+	o.catalog, err = process.Start(o.spec(o.tools.catalog, "catalog", "--namespace="+olmNamespace, "--writeStatusName="))
 	return err
 }
 
 func (o *olmOperators) stopAll() error {
 	return errors.Join(o.olm.Stop(olmStopTimeout), o.catalog.Stop(olmStopTimeout))
-}
-
-// writeSelfSignedCert writes a throwaway certificate for olm's metrics
-// server, which nothing in the suite calls.
-func writeSelfSignedCert(certPath, keyPath string) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "olm-operator"},
-		DNSNames:     []string{"localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		return err
-	}
-	return os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
 }

@@ -25,10 +25,12 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/operatorproc"
-	"github.com/example-inc/memcached-operator/test/webhookroute"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -50,14 +52,14 @@ const (
 
 var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, func() {
 	var (
-		bundleDir = filepath.Join(fixtures.RepoRoot(), "bundle")
+		bundleDir = filepath.Join(repo.Root(), "bundle")
 		// fromVersion is the committed bundle's; toVersion the upgrade's.
 		fromVersion, toVersion string
 		catalogAddr            string
 		// catalogServers are the opm serve processes, stopped after all.
-		catalogServers []*operatorproc.Process
+		catalogServers []*process.Process
 
-		operator *hostOperator
+		operator *operatorproc.Operator
 		route    *webhookroute.Route
 		// cache is the Memcached made before the upgrade; its pods and its
 		// Deployment's generation must survive it.
@@ -86,10 +88,10 @@ var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, 
 
 	AfterAll(func() {
 		if harness.AnySpecFailed() && operator != nil {
-			GinkgoWriter.Println(operator.proc.Tail(40))
+			GinkgoWriter.Println(operator.Tail(40))
 		}
 		if operator != nil {
-			Expect(operator.proc.Stop(30 * time.Second)).To(Succeed())
+			Expect(operator.Stop(30 * time.Second)).To(Succeed())
 		}
 		for _, p := range catalogServers {
 			Expect(p.Stop(30 * time.Second)).To(Succeed())
@@ -208,7 +210,7 @@ var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, 
 	It("runs the operator as OLM's pod would: OLM's certificate, admission through the API server, the proxy in memcached pods, no credentials in its log", func(ctx SpecContext) {
 		start := time.Now()
 		var err error
-		operator, err = startHostOperator(ctx, k8s, cluster.RestConfig(), getDeployment(ctx), operatorBinary,
+		operator, err = startHostOperator(ctx, k8s, getDeployment(ctx), operatorBinary,
 			filepath.Join(workDir, "operator-v"+fromVersion), operatorLog())
 		Expect(err).NotTo(HaveOccurred())
 		GinkgoWriter.Printf("operator ready %s after start\n", time.Since(start).Round(time.Millisecond))
@@ -217,14 +219,14 @@ var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, 
 
 		By("stopping olm-operator, then routing the API server's webhook calls to the host")
 		Expect(olmOps.stopOLM()).To(Succeed())
-		route, err = routeToHost(ctx, csvName(fromVersion), operator.webhookPort)
+		route, err = routeToHost(ctx, csvName(fromVersion), operator.Ports().Webhook)
 		Expect(err).NotTo(HaveOccurred())
 
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: memcachedNamespace}})).To(Succeed())
 		expectTooBigRefused(ctx, "too-big")
 
 		By("a Memcached without a size: defaulted by the mutating webhook, reconciled, its pods carry the proxy")
-		cache = fixtures.Memcached(memcachedNamespace, "cache")
+		cache = gen.Memcached(memcachedNamespace, "cache")
 		Expect(k8s.Create(ctx, cache)).To(Succeed())
 		size := webhooks.DefaultSizePolicy().Default
 		Expect(cache.Spec.Size).To(HaveValue(Equal(size)))
@@ -241,7 +243,7 @@ var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, 
 		Expect(cachePods).NotTo(BeEmpty(), "needs the previous spec")
 
 		By("stopping the host operator, as OLM replaces the old pod, and giving OLM its Service and webhooks back")
-		Expect(operator.proc.Stop(30 * time.Second)).To(Succeed())
+		Expect(operator.Stop(30 * time.Second)).To(Succeed())
 		Expect(route.Restore(ctx, k8s)).To(Succeed())
 		Expect(olmOps.startOLM()).To(Succeed())
 
@@ -295,21 +297,21 @@ var _ = Describe("OLM Subscription on a cluster with an egress proxy", Ordered, 
 	It("runs the upgraded operator as its new pod would: it leaves the existing pods alone and serves the webhooks", func(ctx SpecContext) {
 		Expect(toVersion).NotTo(BeEmpty())
 		var err error
-		operator, err = startHostOperator(ctx, k8s, cluster.RestConfig(), getDeployment(ctx), operatorBinary,
+		operator, err = startHostOperator(ctx, k8s, getDeployment(ctx), operatorBinary,
 			filepath.Join(workDir, "operator-v"+toVersion), operatorLog())
 		Expect(err).NotTo(HaveOccurred())
 		expectServesOLMCertificate(ctx, operator, csvName(toVersion))
 
 		By("stopping olm-operator, then routing the API server's webhook calls to the host")
 		Expect(olmOps.stopOLM()).To(Succeed())
-		route, err = routeToHost(ctx, csvName(toVersion), operator.webhookPort)
+		route, err = routeToHost(ctx, csvName(toVersion), operator.Ports().Webhook)
 		Expect(err).NotTo(HaveOccurred())
 		expectTooBigRefused(ctx, "too-big-after-upgrade")
 
 		// Created after the operator started, so by the time it is
 		// reconciled the start-up pass over the existing Memcached, which
 		// the informer's first list queues, has run too.
-		next := fixtures.Memcached(memcachedNamespace, "cache-after-upgrade", fixtures.WithSize(2))
+		next := gen.Memcached(memcachedNamespace, "cache-after-upgrade", gen.WithSize(2))
 		Expect(k8s.Create(ctx, next)).To(Succeed())
 		expectReconciledWithProxy(ctx, next, 2)
 
@@ -360,7 +362,7 @@ func serviceDNSName() string { return webhookService + "." + operatorNamespace +
 // expectServesOLMCertificate checks that the operator's webhook server
 // presents the certificate of OLM's Secret, and that it verifies for
 // serviceDNSName against the caBundle of every webhook of csv.
-func expectServesOLMCertificate(ctx context.Context, op *hostOperator, csv string) {
+func expectServesOLMCertificate(ctx context.Context, op *operatorproc.Operator, csv string) {
 	GinkgoHelper()
 	By("the webhook server presents OLM's certificate, valid for <service>.<namespace>.svc under the webhooks' caBundle")
 	secret := &corev1.Secret{}
@@ -371,7 +373,7 @@ func expectServesOLMCertificate(ctx context.Context, op *hostOperator, csv strin
 	Expect(err).NotTo(HaveOccurred())
 	Expect(hooks.ClientConfigs()).NotTo(BeEmpty())
 	for name, cc := range hooks.ClientConfigs() {
-		served, err := servedCertificate(ctx, op.webhookPort, serviceDNSName(), cc.CABundle)
+		served, err := servedCertificate(ctx, op.Ports().Webhook, serviceDNSName(), cc.CABundle)
 		Expect(err).NotTo(HaveOccurred(), "webhook %s", name)
 		Expect(served.Raw).To(Equal(leaf.Raw), "webhook %s", name)
 	}
@@ -387,7 +389,7 @@ func expectTooBigRefused(ctx context.Context, name string) {
 	By("a Memcached above the maximum size is refused by the API server through the validating webhook")
 	start := time.Now()
 	Eventually(func() error {
-		return k8s.Create(ctx, fixtures.Memcached(memcachedNamespace, name, fixtures.WithSize(webhooks.DefaultSizePolicy().Max+1)))
+		return k8s.Create(ctx, gen.Memcached(memcachedNamespace, name, gen.WithSize(webhooks.DefaultSizePolicy().Max+1)))
 	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring(denied)))
 	GinkgoWriter.Printf("refused through the webhook %s after routing\n", time.Since(start).Round(time.Millisecond))
 }

@@ -5,8 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // tools are the binaries and manifests the suite needs besides the control
@@ -33,7 +32,7 @@ func toolsFromEnv() (tools, []string) {
 		olmCRDs:      os.Getenv("OLM_CRDS_DIR"),
 		proxyCRD:     os.Getenv("OPENSHIFT_PROXY_CRD"),
 		opm:          os.Getenv("OPM"),
-		controlPlane: fixtures.ControlPlaneDir(),
+		controlPlane: repo.ControlPlaneDir(),
 	}
 	var missing []string
 	for name, path := range map[string]string{
@@ -43,9 +42,6 @@ func toolsFromEnv() (tools, []string) {
 		if _, err := os.Stat(path); path == "" || err != nil {
 			missing = append(missing, fmt.Sprintf("%s (%q)", name, path))
 		}
-	}
-	for _, c := range localcluster.MissingBinaries(t.controlPlane) {
-		missing = append(missing, fmt.Sprintf("%s in %s", c, t.controlPlane))
 	}
 	return t, missing
 }

@@ -5,7 +5,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example-inc/memcached-operator/test/webhookroute"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 )
 
 // olmOwnerLabel marks the objects OLM made for a CSV.

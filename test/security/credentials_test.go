@@ -3,19 +3,13 @@ package security
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 )
 
 // operatorRBACKinds are the objects of config/default that make up the
@@ -80,32 +74,4 @@ func createServiceAccount(ctx context.Context, ns, name string) error {
 		return err
 	}
 	return k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
-}
-
-// serviceAccountToken asks the TokenRequest API for a token of a
-// ServiceAccount, as kubelet does for a projected token volume. Two hours
-// outlast the suite.
-func serviceAccountToken(ctx context.Context, ns, name string) (string, error) {
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](2 * 60 * 60)},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("token for %s/%s: %w", ns, name, err)
-	}
-	return tr.Status.Token, nil
-}
-
-// writeTokenKubeconfig writes a kubeconfig that reaches admin's API server,
-// trusting its CA, and authenticates with token only.
-func writeTokenKubeconfig(path string, admin *rest.Config, token string) error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
-	cfg.AuthInfos["operator"] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["operator"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "operator"}
-	cfg.CurrentContext = "operator"
-	data, err := clientcmd.Write(*cfg)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o600)
 }

@@ -17,15 +17,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/harness"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // Where the generated manifests are.
 var (
-	configRBACDir     = filepath.Join(fixtures.RepoRoot(), "config", "rbac")
-	configDefaultDir  = filepath.Join(fixtures.RepoRoot(), "config", "default")
-	bundleDir         = filepath.Join(fixtures.RepoRoot(), "bundle")
+	configRBACDir     = filepath.Join(repo.Root(), "config", "rbac")
+	configDefaultDir  = filepath.Join(repo.Root(), "config", "default")
+	bundleDir         = filepath.Join(repo.Root(), "bundle")
 	bundleManifestDir = filepath.Join(bundleDir, "manifests")
 )
 
@@ -110,7 +110,7 @@ func rolesInDir(dir string) ([]role, error) {
 		if err != nil {
 			return nil, err
 		}
-		rel, _ := filepath.Rel(fixtures.RepoRoot(), f)
+		rel, _ := filepath.Rel(repo.Root(), f)
 		roles, err := rolesIn(rel, data)
 		if err != nil {
 			return nil, err

@@ -60,7 +60,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 		}
 		Expect(bindClusterRole(ctx, "metrics-scraper-prometheus", metricsReaderRole, ns, reader)).To(Succeed())
 		for _, sa := range []string{reader, stranger} {
-			t, err := serviceAccountToken(ctx, ns, sa)
+			t, err := cluster.ServiceAccountToken(ctx, ns, sa)
 			Expect(err).NotTo(HaveOccurred())
 			tokens[sa] = t
 		}
@@ -74,7 +74,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 			// Eventually: the RBAC binding reaches the API server's
 			// authorizer within moments, not at once.
 			Eventually(func(g Gomega) {
-				code, body, err := scrape(ctx, op.metricsAddr, tokens[caller])
+				code, body, err := scrape(ctx, op.MetricsAddr(), tokens[caller])
 				g.Expect(err).NotTo(HaveOccurred())
 				got = code
 				g.Expect(code).To(want, "body: %.300s", body)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // leaderElectionID is main.go's LeaderElectionID.
@@ -41,7 +41,7 @@ var _ = Describe("The generated RBAC", func() {
 	It("is all the operator needs: it leads, reconciles, writes status and records events", func(ctx SpecContext) {
 		const ns = "rbac-sufficient"
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		mc := fixtures.Memcached(ns, "cache", fixtures.WithSize(2))
+		mc := gen.Memcached(ns, "cache", gen.WithSize(2))
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 
 		// The lease and its event: leader_election_role.yaml.

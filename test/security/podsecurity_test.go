@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // warningRecorder keeps the warnings the API server returns with a
@@ -109,7 +109,7 @@ var _ = Describe("Pod Security restricted", func() {
 	It("admits and runs the memcached pods the operator creates", func(ctx SpecContext) {
 		const ns = "restricted-memcached"
 		Expect(createRestrictedNamespace(ctx, ns)).To(Succeed())
-		Expect(k8s.Create(ctx, fixtures.Memcached(ns, "cache", fixtures.WithSize(3)))).To(Succeed())
+		Expect(k8s.Create(ctx, gen.Memcached(ns, "cache", gen.WithSize(3)))).To(Succeed())
 		Eventually(func() error {
 			_, err := cs.AppsV1().Deployments(ns).Get(ctx, "cache", metav1.GetOptions{})
 			return err
@@ -153,7 +153,7 @@ var _ = Describe("Pod Security restricted", func() {
 		// The control: the same checks see a refusal when there is one.
 		Entry("made privileged is warned about and its pods refused", "restricted-control",
 			func() (*appsv1.Deployment, error) {
-				d := fixtures.UnrelatedDeployment("", "privileged", 1)
+				d := gen.UnrelatedDeployment("", "privileged", 1)
 				sc := d.Spec.Template.Spec.Containers[0].SecurityContext
 				sc.Privileged, sc.AllowPrivilegeEscalation = ptr.To(true), nil
 				return d, nil

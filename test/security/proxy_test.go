@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // proxySettings are the cluster-wide proxy the operator is started with, as
@@ -78,8 +78,8 @@ var _ = Describe("Proxy credentials", Ordered, func() {
 				"count/deployments.apps": resource.MustParse("0"),
 			}},
 		})).To(Succeed())
-		Expect(k8s.Create(ctx, fixtures.Memcached(okNS, "cache", fixtures.WithSize(2)))).To(Succeed())
-		Expect(k8s.Create(ctx, fixtures.Memcached(refusedNS, "refused", fixtures.WithSize(2)))).To(Succeed())
+		Expect(k8s.Create(ctx, gen.Memcached(okNS, "cache", gen.WithSize(2)))).To(Succeed())
+		Expect(k8s.Create(ctx, gen.Memcached(refusedNS, "refused", gen.WithSize(2)))).To(Succeed())
 	})
 
 	It("puts them into the memcached Deployment, which is the product", func(ctx SpecContext) {

@@ -3,7 +3,6 @@ package security
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,9 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/fixtures"
-	"github.com/example-inc/memcached-operator/test/harness"
-	"github.com/example-inc/memcached-operator/test/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 func TestSecurity(t *testing.T) {
@@ -58,9 +58,6 @@ var (
 var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
 	configDefault, err = kustomizeBuild(configDefaultDir)
-	if errors.Is(err, harness.ErrNoTool) {
-		Skip(err.Error())
-	}
 	Expect(err).NotTo(HaveOccurred())
 
 	workDir = harness.WorkDir("security")
@@ -75,7 +72,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	cs, err = kubernetes.NewForConfig(cluster.RestConfig())
 	Expect(err).NotTo(HaveOccurred())
 	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{fixtures.CRDDir()}, ErrorIfPathMissing: true,
+		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
 
@@ -83,10 +80,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// roles config/default binds to it, plus what local webhook mode needs.
 	Expect(installOperatorRBAC(ctx, configDefault)).To(Succeed())
 	Expect(grantLocalWebhookMode(ctx)).To(Succeed())
-	token, err := serviceAccountToken(ctx, operatorNamespace, operatorServiceAccount)
-	Expect(err).NotTo(HaveOccurred())
 	operatorKubeconfig = filepath.Join(workDir, "operator.kubeconfig")
-	Expect(writeTokenKubeconfig(operatorKubeconfig, cluster.RestConfig(), token)).To(Succeed())
+	Expect(cluster.WriteServiceAccountKubeconfig(ctx, operatorKubeconfig, operatorNamespace, operatorServiceAccount)).To(Succeed())
 
 	proxy = newProxySettings(randomPassword())
 	operatorBinary = build.Wait(ctx)
@@ -96,7 +91,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(func() {
 		Expect(checkOperatorLogs()).To(Succeed())
 	})
-	op, err = startOperator(ctx, operatorOptions{name: "operator", webhookCertMode: "local"})
+	op, err = startOperator(ctx, operatorOptions{name: "operator", webhooks: operatorproc.WebhooksLocal})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(op.stop)
 }, NodeTimeout(10*time.Minute))

@@ -9,6 +9,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
 // server is one of the operator's TLS servers.
@@ -21,9 +23,9 @@ const (
 
 func (op *operator) addr(s server) string {
 	if s == webhookServer {
-		return op.webhookAddr
+		return op.WebhookAddr()
 	}
-	return op.metricsAddr
+	return op.MetricsAddr()
 }
 
 // handshake makes a TLS handshake with addr at exactly version, offering
@@ -83,10 +85,10 @@ var _ = Describe("TLS", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		var err error
 		http2, err = startOperator(ctx, operatorOptions{
-			name:            "operator-http2",
-			webhookCertMode: "mounted",
-			webhookCertDir:  op.webhookCertDir,
-			args:            []string{"--enable-http2"},
+			name:           "operator-http2",
+			webhooks:       operatorproc.WebhooksMounted,
+			webhookCertDir: op.Options().WebhookCertDir,
+			args:           []string{"--enable-http2"},
 		})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(http2.stop)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `make bundle`: regenerates bundle/ and bundle.Dockerfile from config/ for IMG
+# and VERSION, and validates them. The Makefile passes every variable below.
+#
+# The build runs on a throwaway copy of config/manifests (a sibling, so its
+# ../default still resolves) in which `kustomize edit set image` sets IMG: the
+# committed kustomization is never rewritten. operator-sdk's relatedImages hold
+# only the RELATED_IMAGE_* images; with tags (no USE_IMAGE_DIGESTS) the
+# operator image is added here. With digests, operator-sdk lists every image
+# itself.
+set -euo pipefail
+: "${OPERATOR_SDK:?}" "${KUSTOMIZE:?}" "${IMG:?}" "${BUNDLE_DIR:?}" "${BUNDLE_GEN_FLAGS:?}" "${BUNDLE_CREATED_AT:?}"
+: "${USE_IMAGE_DIGESTS:=false}"
+csv=$BUNDLE_DIR/manifests/memcached-operator.clusterserviceversion.yaml
+# The webhook Service of config/webhook: operator-sdk needs it to fill in the
+# webhookdefinitions' ports, but OLM creates its own Service for them
+# (<deploymentName>-service), so the bundle leaves this one out.
+webhook_service=$BUNDLE_DIR/manifests/memcached-operator-webhook-service_v1_service.yaml
+
+"$OPERATOR_SDK" generate kustomize manifests -q --interactive=false
+
+tmp=$(mktemp -d config/.bundle-manifests.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cp -R config/manifests/. "$tmp"
+(cd "$tmp" && "$KUSTOMIZE" edit set image "controller=$IMG")
+rm -rf "$BUNDLE_DIR/manifests" "$BUNDLE_DIR/metadata" "$BUNDLE_DIR/tests"
+echo "kustomize build config/manifests (IMG=$IMG) | operator-sdk generate bundle $BUNDLE_GEN_FLAGS"
+# shellcheck disable=SC2086 # BUNDLE_GEN_FLAGS is a list of flags
+"$KUSTOMIZE" build "$tmp" | "$OPERATOR_SDK" generate bundle $BUNDLE_GEN_FLAGS
+rm -f "$webhook_service"
+
+# operator-sdk writes the current time; a fixed value makes the bundle
+# reproducible.
+sed -i "s|^    createdAt: .*|    createdAt: \"$BUNDLE_CREATED_AT\"|" "$csv"
+grep -qx "    createdAt: \"$BUNDLE_CREATED_AT\"" "$csv" || { echo "$csv: createdAt not set" >&2; exit 1; }
+if [[ $USE_IMAGE_DIGESTS != true ]]; then
+  grep -qx '  relatedImages:' "$csv" || { echo "$csv: no relatedImages to add the operator image to" >&2; exit 1; }
+  sed -i "/^  relatedImages:\$/a\\  - image: $IMG\\n    name: memcached-operator" "$csv"
+fi
+"$OPERATOR_SDK" bundle validate "./$BUNDLE_DIR" --select-optional suite=operatorframework

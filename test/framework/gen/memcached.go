@@ -1,0 +1,58 @@
+package gen
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+// MemcachedOption changes a Memcached built by Memcached.
+type MemcachedOption func(*cachev1.Memcached)
+
+// Memcached returns a Memcached named name in namespace ns, with its type
+// set (so it can be sent as JSON) and nothing in its spec unless opts say so.
+func Memcached(ns, name string, opts ...MemcachedOption) *cachev1.Memcached {
+	mc := &cachev1.Memcached{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cachev1.GroupVersion.String(), Kind: "Memcached"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+	}
+	for _, o := range opts {
+		o(mc)
+	}
+	return mc
+}
+
+// WithSize sets spec.size.
+func WithSize(n int32) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Size = ptr.To(n) }
+}
+
+// WithLabels adds labels, given as key, value, key, value...
+func WithLabels(kv ...string) MemcachedOption {
+	return func(mc *cachev1.Memcached) {
+		if mc.Labels == nil {
+			mc.Labels = map[string]string{}
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			mc.Labels[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+// WithUID sets the UID, as the API server would, for objects that never
+// reach one.
+func WithUID(uid types.UID) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.UID = uid }
+}
+
+// WithGeneration sets metadata.generation, as the API server would.
+func WithGeneration(g int64) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Generation = g }
+}
+
+// WithReadyReplicas sets status.readyReplicas.
+func WithReadyReplicas(n int32) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Status.ReadyReplicas = n }
+}

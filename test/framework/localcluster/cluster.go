@@ -1,0 +1,427 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/example-inc/memcached-operator/test/framework/process"
+)
+
+// Cluster is a local control plane. Create it with New, then Start it; Stop
+// it when done. A Cluster is safe for concurrent use, and it cannot be
+// started again once stopped.
+type Cluster struct {
+	opts Options
+
+	mu sync.Mutex
+	// ownsDir is true when Dir is a temporary directory made by Start, which
+	// Stop removes.
+	ownsDir bool
+	layout  layout
+	ports   ports
+	pki     *pki
+	specs   map[Component]process.Spec
+	procs   map[Component]*process.Process
+	cs      kubernetes.Interface
+	// health is an HTTPS client trusting the cluster CA and presenting the
+	// admin certificate, for the readiness endpoints.
+	health  *http.Client
+	started bool
+	stopped bool
+}
+
+// New validates and defaults opts. It starts nothing.
+func New(opts Options) (*Cluster, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	return &Cluster{opts: opts}, nil
+}
+
+// Start brings the cluster up and returns once it can run workloads: the API
+// server is ready, the controller manager has created the default
+// ServiceAccount, the scheduler is healthy and every fake node is Ready.
+// Then, and only then, it writes the admin kubeconfig.
+//
+// ctx bounds only the start-up (as does Options.StartTimeout); the processes
+// run until Stop whatever happens to ctx. If Start fails it stops what it
+// started, and the error carries the end of the failing component's log;
+// the logs stay in Dir.
+func (c *Cluster) Start(ctx context.Context) (err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return errors.New("localcluster: a Cluster can be started only once")
+	}
+	c.started = true
+
+	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
+	defer cancel()
+
+	if err := c.prepare(); err != nil {
+		return fmt.Errorf("localcluster: preparing %s: %w", c.opts.Dir, err)
+	}
+	defer func() {
+		if err != nil {
+			// Keep the directory, owned or not: the logs explain the failure.
+			c.ownsDir = false
+			err = fmt.Errorf("localcluster: start failed (state and logs in %s): %w", c.layout.dir, err)
+			if stopErr := c.stopAll(); stopErr != nil {
+				err = errors.Join(err, stopErr)
+			}
+		}
+	}()
+	for _, comp := range components() {
+		if err := c.startLocked(ctx, comp); err != nil {
+			return err
+		}
+		if comp == APIServer {
+			// Before any other writer exists; see createNodes.
+			if err := createNodes(ctx, c.cs, c.opts.Nodes, c.opts.NodeCapacity); err != nil {
+				return err
+			}
+		}
+	}
+	// Last, so that scripts can take the file's existence to mean the
+	// cluster is ready.
+	server := c.serverURL()
+	return writeKubeconfig(c.layout.kubeconfig(), server, c.pki.ca.CertPEM, certificateUser(c.pki.clients["admin"]))
+}
+
+// prepare creates the directory layout, credentials, kubeconfigs and
+// process definitions. Entries left by an earlier cluster in the same Dir
+// are replaced: every Start is a fresh cluster.
+func (c *Cluster) prepare() error {
+	dir := c.opts.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "localcluster-")
+		if err != nil {
+			return err
+		}
+		dir, c.ownsDir = d, true
+	}
+	c.layout = layout{dir: dir}
+	l := c.layout
+	for _, p := range []string{l.kubeconfig(), l.logs(), l.etcdData(), l.pki(), l.config()} {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	for _, p := range []string{l.logs(), l.config()} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return err
+		}
+	}
+
+	ps, err := FreePorts(5)
+	if err != nil {
+		return fmt.Errorf("picking ports: %w", err)
+	}
+	c.ports = ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
+
+	if c.pki, err = newPKI(l.pki()); err != nil {
+		return err
+	}
+	for _, comp := range []Component{APIServer, ControllerManager, Scheduler} {
+		if err := os.MkdirAll(l.scratch(comp), 0o700); err != nil {
+			return err
+		}
+	}
+	server := c.serverURL()
+	for _, comp := range []Component{ControllerManager, Scheduler, Kwok} {
+		if err := writeKubeconfig(l.componentKubeconfig(comp), server, c.pki.ca.CertPEM, certificateUser(c.pki.clients[string(comp)])); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(schedulerConfigPath(l), []byte(schedulerConfig(l)), 0o644); err != nil {
+		return err
+	}
+
+	if c.cs, err = kubernetes.NewForConfig(c.restConfig()); err != nil {
+		return err
+	}
+	c.health, err = c.healthClient()
+	if err != nil {
+		return err
+	}
+
+	args := map[Component][]string{
+		Etcd:              etcdArgs(l, c.ports),
+		APIServer:         apiServerArgs(l, c.ports, c.pki),
+		ControllerManager: controllerManagerArgs(l, c.ports, c.pki),
+		Scheduler:         schedulerArgs(l, c.ports, c.pki),
+		Kwok:              kwokArgs(l, c.opts.StagesFile),
+	}
+	c.specs = map[Component]process.Spec{}
+	c.procs = map[Component]*process.Process{}
+	for _, comp := range components() {
+		c.specs[comp] = process.Spec{
+			Path:    c.binary(comp),
+			Args:    append(args[comp], c.opts.ExtraArgs[comp]...),
+			Dir:     dir,
+			LogPath: l.log(comp),
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) binary(comp Component) string {
+	return filepath.Join(c.opts.BinDir, string(comp))
+}
+
+func (c *Cluster) healthClient() (*http.Client, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(c.pki.ca.CertPEM) {
+		return nil, errors.New("cannot parse the cluster CA")
+	}
+	admin := c.pki.clients["admin"]
+	cert, err := tls.X509KeyPair(admin.CertPEM, admin.KeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		// Never reuse a connection across a restart of the server. (A bare
+		// Transport also ignores HTTP_PROXY, unlike http.DefaultTransport.)
+		DisableKeepAlives: true,
+	}}, nil
+}
+
+// startLocked starts one component and waits until it is ready.
+func (c *Cluster) startLocked(ctx context.Context, comp Component) error {
+	if p := c.procs[comp]; p != nil && p.Running() {
+		return fmt.Errorf("localcluster: %s is already running", comp)
+	}
+	p, err := process.Start(c.specs[comp])
+	if err != nil {
+		return err
+	}
+	c.procs[comp] = p
+	switch comp {
+	case Etcd:
+		return p.WaitFor(ctx, "health", c.httpOK(loopbackURL("http", c.ports.etcdClient)+"/health"))
+	case APIServer:
+		return p.WaitFor(ctx, "readiness", c.httpOK(c.serverURL()+"/readyz"))
+	case ControllerManager:
+		if err := p.WaitFor(ctx, "health", c.httpOK(loopbackURL("https", c.ports.controllerManager)+"/healthz")); err != nil {
+			return err
+		}
+		return p.WaitFor(ctx, "the default ServiceAccount", func(ctx context.Context) error {
+			return defaultServiceAccount(ctx, c.cs)
+		})
+	case Scheduler:
+		return p.WaitFor(ctx, "readiness", c.httpOK(loopbackURL("https", c.ports.scheduler)+"/readyz"))
+	case Kwok:
+		return p.WaitFor(ctx, "ready nodes", func(ctx context.Context) error {
+			return nodesReady(ctx, c.cs, c.opts.Nodes)
+		})
+	}
+	return fmt.Errorf("unknown component %q", comp)
+}
+
+// httpOK returns a check that succeeds on an HTTP 200 from url.
+func (c *Cluster) httpOK(url string) func(context.Context) error {
+	client := c.health
+	if strings.HasPrefix(url, "http:") {
+		client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+		}
+		return nil
+	}
+}
+
+// Stop shuts every component down in reverse start order, waiting for each
+// to exit (SIGTERM, then SIGKILL after Options.StopTimeout). When it returns,
+// no process of the cluster is left. It removes Dir if Start created it.
+// Stop is idempotent, and safe to call after a failed or without a Start.
+func (c *Cluster) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return nil
+	}
+	c.stopped = true
+	c.started = true // a stopped cluster cannot be started
+	err := c.stopAll()
+	if err == nil && c.ownsDir {
+		err = os.RemoveAll(c.layout.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("localcluster: stop: %w", err)
+	}
+	return nil
+}
+
+func (c *Cluster) stopAll() error {
+	var errs []error
+	// Reverse order: clients before servers, so that no component spends
+	// its shutdown retrying against one that is already gone.
+	for _, comp := range slices.Backward(components()) {
+		errs = append(errs, c.procs[comp].Stop(c.opts.StopTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// StopComponent stops one component (SIGTERM, then SIGKILL after
+// Options.StopTimeout) and waits for it to exit. The rest of the cluster
+// keeps running; clients of a stopped API server get connection errors.
+func (c *Cluster) StopComponent(comp Component) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, err := c.procLocked(comp)
+	if err != nil {
+		return err
+	}
+	return p.Stop(c.opts.StopTimeout)
+}
+
+// KillComponent kills one component with SIGKILL, as a crash or an OOM kill
+// would, and waits until it is gone. Restart it with StartComponent.
+func (c *Cluster) KillComponent(comp Component) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, err := c.procLocked(comp)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// StartComponent starts a component stopped by StopComponent or
+// KillComponent again, on the same port with the same flags and data, and waits until it is ready as
+// Start does. Bounded by ctx and Options.StartTimeout.
+func (c *Cluster) StartComponent(ctx context.Context, comp Component) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.procLocked(comp); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
+	defer cancel()
+	if err := c.startLocked(ctx, comp); err != nil {
+		// Leave nothing half-started behind; the caller may retry.
+		return errors.Join(err, c.procs[comp].Kill())
+	}
+	return nil
+}
+
+func (c *Cluster) procLocked(comp Component) (*process.Process, error) {
+	if c.stopped {
+		return nil, errors.New("localcluster: cluster is stopped")
+	}
+	p := c.procs[comp]
+	if p == nil {
+		return nil, fmt.Errorf("localcluster: unknown component %q or cluster not started", comp)
+	}
+	return p, nil
+}
+
+// StopAPIServer stops kube-apiserver; see StopComponent.
+func (c *Cluster) StopAPIServer() error { return c.StopComponent(APIServer) }
+
+// StartAPIServer starts kube-apiserver again; see StartComponent.
+func (c *Cluster) StartAPIServer(ctx context.Context) error {
+	return c.StartComponent(ctx, APIServer)
+}
+
+// StopEtcd stops etcd; see StopComponent. The API server stays up and
+// answers with errors until etcd is back. While the API server is connected
+// this takes about 7 seconds: etcd gives open watch streams its request
+// timeout to end before closing them.
+func (c *Cluster) StopEtcd() error { return c.StopComponent(Etcd) }
+
+// StartEtcd starts etcd again on the same data; see StartComponent.
+func (c *Cluster) StartEtcd(ctx context.Context) error { return c.StartComponent(ctx, Etcd) }
+
+// RestConfig returns a new admin (system:masters) rest.Config for the API
+// server, with client-go's default rate limits; raise QPS and Burst on the
+// copy for load tests.
+func (c *Cluster) RestConfig() *rest.Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.restConfig()
+}
+
+// serverURL is the API server's URL for clients on this machine.
+func (c *Cluster) serverURL() string {
+	return loopbackURL("https", c.ports.apiServer)
+}
+
+func (c *Cluster) restConfig() *rest.Config {
+	if c.pki == nil {
+		return nil
+	}
+	return restConfig(c.serverURL(), c.pki.ca.CertPEM, c.pki.clients["admin"])
+}
+
+// KubeconfigPath returns the path of the admin kubeconfig, <Dir>/kubeconfig.
+// Start writes it, atomically, once the cluster is ready. The credentials
+// are embedded, so the file can be copied anywhere.
+func (c *Cluster) KubeconfigPath() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.layout.kubeconfig()
+}
+
+// Options are the cluster's options, defaults filled in.
+func (c *Cluster) Options() Options { return c.opts }
+
+// Dir returns the directory holding the cluster's state and logs; it is
+// known once Start has been called.
+func (c *Cluster) Dir() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.layout.dir
+}
+
+// LogPath returns the log file of a component, <Dir>/logs/<component>.log.
+// It holds the output of every run of the component, restarts included.
+func (c *Cluster) LogPath(comp Component) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.layout.log(comp)
+}
+
+// PIDs returns the process id of every running component. Each is also the
+// id of the component's process group.
+func (c *Cluster) PIDs() map[Component]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pids := map[Component]int{}
+	for comp, p := range c.procs {
+		if p.Running() {
+			pids[comp] = p.PID()
+		}
+	}
+	return pids
+}

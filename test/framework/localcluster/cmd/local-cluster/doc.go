@@ -1,0 +1,20 @@
+/*
+Command local-cluster runs a local control plane (see package localcluster)
+until it receives SIGINT or SIGTERM.
+
+	local-cluster [--dir .local-cluster] [--bin-dir bin/k8s/<version>] [--nodes 1] [--stages <bin-dir>/kwok-stages.yaml]
+
+Once the cluster is ready it writes <dir>/kubeconfig and <dir>/pid (its own
+process id), and prints
+
+	export KUBECONFIG=<absolute path of <dir>/kubeconfig>
+
+on standard output. The pid file therefore doubles as a readiness marker. On
+SIGINT or SIGTERM it stops every process of the cluster, waits for them,
+removes the pid file and exits 0; when it has exited, nothing of the cluster
+is left running. A second instance on the same --dir is refused while the
+first is alive.
+
+Progress and errors go to standard error; component logs are in <dir>/logs.
+*/
+package main

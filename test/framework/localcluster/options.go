@@ -1,0 +1,151 @@
+package localcluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Component names one process of the cluster. The name is also the binary's
+// file name in Options.BinDir and the base name of its log file.
+type Component string
+
+// The components of a cluster, in start order. Stop works in reverse order.
+const (
+	Etcd              Component = "etcd"
+	APIServer         Component = "kube-apiserver"
+	ControllerManager Component = "kube-controller-manager"
+	Scheduler         Component = "kube-scheduler"
+	Kwok              Component = "kwok"
+)
+
+// components lists every component in start order. It is a function rather
+// than a variable so that no caller can reorder it for everyone.
+func components() []Component {
+	return []Component{Etcd, APIServer, ControllerManager, Scheduler, Kwok}
+}
+
+// BinDirEnv is the environment variable that Options.BinDir defaults to. It is
+// the variable envtest reads too, so one setting serves both.
+const BinDirEnv = "KUBEBUILDER_ASSETS"
+
+// Options configures a Cluster. The zero value is usable when BinDirEnv is set.
+type Options struct {
+	// BinDir holds the binaries etcd, kube-apiserver, kube-controller-manager,
+	// kube-scheduler and kwok. Defaults to $KUBEBUILDER_ASSETS. A package cannot
+	// know where the repository's bin/k8s/<version> folder is, so one of the
+	// two must be given; relative paths are taken from the working directory.
+	BinDir string
+
+	// Dir is where the cluster keeps its state: kubeconfig, logs/, etcd/,
+	// pki/ and config/. Start replaces those entries but leaves anything else
+	// in Dir alone. Defaults to a new temporary directory, which Stop removes;
+	// a Dir that was given is kept, logs included.
+	Dir string
+
+	// StagesFile is a kwok configuration holding the Stage objects that move
+	// fake nodes and pods through their lifecycle; kwok refuses to start
+	// without them. Defaults to <BinDir>/kwok-stages.yaml.
+	StagesFile string
+
+	// Nodes is the number of fake nodes. Defaults to 1.
+	Nodes int
+
+	// NodeCapacity is the capacity and allocatable of every fake node.
+	// Defaults to 64 CPUs, 256Gi of memory and 2000 pods; spread larger
+	// workloads over more Nodes.
+	NodeCapacity corev1.ResourceList
+
+	// ExtraArgs adds command-line flags to a component, after the launcher's
+	// own. For a single-valued flag the last one wins, so this can override a
+	// default; list-valued flags are appended to.
+	ExtraArgs map[Component][]string
+
+	// StartTimeout bounds Start, StartAPIServer and StartEtcd, on top of
+	// their context. Defaults to 2 minutes, enough for a cold start on a busy
+	// two-core machine.
+	StartTimeout time.Duration
+
+	// StopTimeout is how long a process may take to exit after SIGTERM before
+	// its process group gets SIGKILL. Defaults to 20 seconds.
+	StopTimeout time.Duration
+}
+
+// withDefaults returns a copy of o with every unset field defaulted and the
+// paths made absolute, so that a later change of working directory cannot
+// change what the cluster runs.
+func (o Options) withDefaults() (Options, error) {
+	if o.BinDir == "" {
+		o.BinDir = os.Getenv(BinDirEnv)
+	}
+	if o.BinDir == "" {
+		return o, fmt.Errorf("localcluster: Options.BinDir is empty and $%s is not set", BinDirEnv)
+	}
+	var err error
+	if o.BinDir, err = filepath.Abs(o.BinDir); err != nil {
+		return o, err
+	}
+	if o.StagesFile == "" {
+		o.StagesFile = filepath.Join(o.BinDir, "kwok-stages.yaml")
+	}
+	if o.StagesFile, err = filepath.Abs(o.StagesFile); err != nil {
+		return o, err
+	}
+	if o.Dir != "" {
+		if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+			return o, err
+		}
+	}
+	if o.Nodes == 0 {
+		o.Nodes = 1
+	}
+	if o.NodeCapacity == nil {
+		o.NodeCapacity = corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("64"),
+			corev1.ResourceMemory: resource.MustParse("256Gi"),
+			corev1.ResourcePods:   resource.MustParse("2000"),
+		}
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 2 * time.Minute
+	}
+	if o.StopTimeout == 0 {
+		o.StopTimeout = 20 * time.Second
+	}
+	return o, nil
+}
+
+// validate reports every problem at once, so a misconfigured machine is fixed
+// in one go rather than one missing binary at a time.
+func (o Options) validate() error {
+	var errs []error
+	if o.Nodes < 0 {
+		errs = append(errs, fmt.Errorf("Options.Nodes must not be negative, got %d", o.Nodes))
+	}
+	for _, c := range components() {
+		p := filepath.Join(o.BinDir, string(c))
+		if fi, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("binary %s: %w", c, err))
+		} else if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+			errs = append(errs, fmt.Errorf("binary %s: %s is not an executable file", c, p))
+		}
+	}
+	if _, err := os.Stat(o.StagesFile); err != nil {
+		errs = append(errs, fmt.Errorf("kwok stages file: %w", err))
+	}
+	for c := range o.ExtraArgs {
+		if !slices.Contains(components(), c) {
+			errs = append(errs, fmt.Errorf("Options.ExtraArgs: unknown component %q", c))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("localcluster: invalid options (make control-plane builds the binaries): %w", err)
+	}
+	return nil
+}

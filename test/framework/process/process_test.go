@@ -1,0 +1,121 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sleepSpec runs sleep(1) for a minute. coreutils is on every machine the
+// tests run on; a missing sleep fails rather than skips.
+func sleepSpec(t *testing.T) Spec {
+	t.Helper()
+	return Spec{Path: "/bin/sleep", Args: []string{"60"}, LogPath: filepath.Join(t.TempDir(), "p.log")}
+}
+
+func TestStopKillAndLog(t *testing.T) {
+	for name, end := range map[string]func(*Process) error{
+		"stop": func(p *Process) error { return p.Stop(10 * time.Second) },
+		"kill": (*Process).Kill,
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := Start(sleepSpec(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.Running() {
+				t.Fatal("not running right after Start")
+			}
+			if err := end(p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Running() || p.Err() == nil {
+				t.Fatalf("running=%v err=%v after %s", p.Running(), p.Err(), name)
+			}
+			if tail := p.Tail(5); !strings.Contains(tail, "starting /bin/sleep 60") || !strings.Contains(tail, "exited: signal") {
+				t.Errorf("log does not record the start and the signal:\n%s", tail)
+			}
+			if err := end(p); err != nil {
+				t.Errorf("second %s: %v", name, err)
+			}
+		})
+	}
+}
+
+func TestStopEscalatesToKill(t *testing.T) {
+	// A shell that ignores SIGTERM: Stop must kill it and say so.
+	spec := Spec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; sleep 60 & wait"}, LogPath: filepath.Join(t.TempDir(), "p.log")}
+	p, err := Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let the shell install its trap first.
+	if err := p.WaitFor(context.Background(), "the trap", func(context.Context) error {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.PID()) + "/status")
+		if err != nil || !strings.Contains(string(b), "SigIgn:\t0000000000004000") {
+			return errors.New("SIGTERM not ignored yet")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	err = p.Stop(200 * time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "killed it") {
+		t.Errorf("Stop of a process ignoring SIGTERM = %v, want an error saying it was killed", err)
+	}
+	if p.Running() {
+		t.Error("still running after Stop")
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	ready := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-ready:
+		default:
+			http.Error(w, "not yet", http.StatusServiceUnavailable)
+		}
+	}))
+	defer srv.Close()
+	p, err := Start(sleepSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Kill() }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := p.WaitFor(ctx, "readiness", HTTPOK(srv.URL)); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("WaitFor on a 503 endpoint = %v, want a timeout naming the 503", err)
+	}
+	close(ready)
+	if err := p.WaitFor(context.Background(), "readiness", HTTPOK(srv.URL)); err != nil {
+		t.Errorf("WaitFor on a ready endpoint: %v", err)
+	}
+	_ = p.Kill()
+	if err := p.WaitFor(context.Background(), "readiness", HTTPOK("http://127.0.0.1:1/")); err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Errorf("WaitFor after exit = %v, want the exit reported", err)
+	}
+}
+
+func TestReadUsageOfThisProcess(t *testing.T) {
+	// Burn a little CPU so utime is measurable at 10 ms resolution.
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for time.Now().Before(deadline) {
+	}
+	u, err := ReadUsage(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.CPUSeconds <= 0 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
+		t.Errorf("usage %+v: want CPU > 0 and 0 < RSS <= peak RSS", u)
+	}
+}

@@ -1,0 +1,75 @@
+package repo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"golang.org/x/mod/modfile"
+)
+
+// Root is the repository's top folder, found from this file's location so
+// that tests work from any package directory.
+func Root() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("repo: cannot locate the source file")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// CRDDir holds the CRDs that controller-gen writes.
+func CRDDir() string { return filepath.Join(Root(), "config", "crd", "bases") }
+
+// WebhookDir holds the webhook configurations that controller-gen writes.
+func WebhookDir() string { return filepath.Join(Root(), "config", "webhook") }
+
+// BinDir is where the Makefile puts the tools it builds.
+func BinDir() string { return filepath.Join(Root(), "bin") }
+
+// kubernetesModuleFile is the wrapper module that builds the control plane.
+// Its requirement of k8s.io/kubernetes is the project's one statement of the
+// Kubernetes version: hack/tools.mk reads it too.
+const kubernetesModuleFile = "hack/tools/kubernetes/go.mod"
+
+var kubernetesVersion = sync.OnceValues(func() (string, error) {
+	path := filepath.Join(Root(), kubernetesModuleFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range f.Require {
+		if r.Mod.Path == "k8s.io/kubernetes" {
+			return strings.TrimPrefix(r.Mod.Version, "v"), nil
+		}
+	}
+	return "", fmt.Errorf("%s does not require k8s.io/kubernetes", path)
+})
+
+// KubernetesVersion is the version of the control plane the project builds
+// and tests against, without the leading v (1.37.2).
+func KubernetesVersion() string {
+	v, err := kubernetesVersion()
+	if err != nil {
+		panic("repo: " + err.Error())
+	}
+	return v
+}
+
+// ControlPlaneDir is where `make control-plane` puts kube-apiserver, etcd,
+// kube-controller-manager, kube-scheduler, kubectl and kwok (and `make node`
+// kubelet, kube-proxy and containerd): the value of KUBEBUILDER_ASSETS when
+// set (make sets it), else bin/k8s/<KubernetesVersion>.
+func ControlPlaneDir() string {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(BinDir(), "k8s", KubernetesVersion())
+}
