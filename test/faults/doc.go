@@ -1,12 +1,14 @@
 /*
-Package faults holds the fault, bad-input and failover suite of issue #9: it
-runs the operator binary as a real process (test/operatorproc) against a
-local cluster (test/localcluster: etcd, kube-apiserver, the controller
-manager, the scheduler and kwok, so pods really become Ready), breaks things
-on purpose and checks that nothing is lost, duplicated or let in.
+Package faults proves that the operator loses, duplicates and lets in
+nothing when things break: it runs the operator binary as a real process
+(test/framework/operatorproc) against a local cluster
+(test/framework/localcluster: etcd, kube-apiserver, the controller manager,
+the scheduler and kwok, so pods become Ready), kills it, restarts the API
+server and etcd, fails its leader over, edits what it owns and sends its
+webhooks garbage.
 
 	make test-faults                           # 200 Memcached in the crash rollout, as CI runs it
-	make test-faults FAULT_ARGS='-count=1 -v'  # never cached, figures printed
+	make test-faults TEST_VERBOSE=1            # figures printed
 	make test-faults FAULT_CRS=40 FAULT_KILLS=3
 
 What each spec does:

@@ -31,8 +31,8 @@ func TestFaults(t *testing.T) {
 // Sizes of the suite, from the environment so CI and a developer can pick
 // them without editing code.
 var (
-	// crashCRs is the number of Memcached objects in the crash rollout; the
-	// issue asks for 200, which CI runs too (the suite takes about two minutes).
+	// crashCRs is the number of Memcached objects in the crash rollout: 200
+	// in CI too (the suite takes about two minutes).
 	crashCRs = envInt("FAULT_CRS", 200)
 	// crashKills is how many times the operator is killed during it.
 	crashKills = envInt("FAULT_KILLS", 5)

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
 // leaseName is the operator's LeaderElectionID (main.go).
@@ -47,12 +48,12 @@ var _ = Describe("two replicas with leader election", func() {
 		Expect(k8s.Create(ctx, gen.Memcached(ns, "before", gen.WithSize(2)))).To(Succeed())
 		waitDeployment(ctx, ns, "before")
 		// The counter moves when the reconcile returns, just after its write.
-		Eventually(a.reconciles).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", 0))
+		Eventually(a.Reconciles).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", 0))
 		// The standby's memcached controller has not started: no
 		// reconcile, so no write, while the leader lives. Sampled over the
 		// leader's work above and some lease renewals (every 2 s) after it.
 		Consistently(func(g Gomega) {
-			g.Expect(b.reconciles(ctx)).To(BeZero())
+			g.Expect(b.Reconciles(ctx)).To(BeZero())
 			g.Expect(b.leads(ctx)).To(BeFalse())
 			g.Expect(ptr.Deref(lease(ctx).Spec.HolderIdentity, "")).To(Equal(leaderA))
 		}).WithContext(ctx).WithTimeout(6 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
@@ -60,7 +61,7 @@ var _ = Describe("two replicas with leader election", func() {
 		By("killing the leader")
 		// The last look at the standby before the kill: it has still made
 		// no reconcile, so there is no moment with two acting.
-		Expect(b.reconciles(ctx)).To(BeZero())
+		Expect(b.Reconciles(ctx)).To(BeZero())
 		killed := time.Now()
 		a.kill()
 		Expect(k8s.Create(ctx, gen.Memcached(ns, "after", gen.WithSize(2)))).To(Succeed())
@@ -76,7 +77,7 @@ var _ = Describe("two replicas with leader election", func() {
 		acting := time.Since(killed)
 
 		Expect(b.leads(ctx)).To(BeTrue())
-		Eventually(b.reconciles).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", 0))
+		Eventually(b.Reconciles).WithContext(ctx).WithTimeout(30 * time.Second).Should(BeNumerically(">", 0))
 		after := lease(ctx)
 		Expect(ptr.Deref(after.Spec.LeaseTransitions, 0)).To(Equal(ptr.Deref(first.Spec.LeaseTransitions, 0) + 1))
 		// Each replica took the lease once: b's log holds one acquisition,
@@ -100,7 +101,7 @@ func (o *operator) leads(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return metricSum(text, "leader_election_master_status", `name="`+leaseName+`"`) == 1, nil
+	return operatorproc.MetricSum(text, "leader_election_master_status", `name="`+leaseName+`"`) == 1, nil
 }
 
 // waitDeployment waits until the operator has created a Memcached's

@@ -86,17 +86,6 @@ func (o *operator) restart(ctx context.Context) {
 	Expect(o.Restart(ctx)).To(Succeed())
 }
 
-// reconciles is controller_runtime_reconcile_total of the memcached
-// controller, over every result; 0 when the controller has not started (a
-// standby replica does not start it).
-func (o *operator) reconciles(ctx context.Context) (float64, error) {
-	text, err := o.Metrics(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return metricSum(text, "controller_runtime_reconcile_total", `controller="memcached"`), nil
-}
-
 // rssKiB is the process's resident memory (VmRSS) in KiB.
 func (o *operator) rssKiB() (int64, error) {
 	u, err := o.Usage()
