@@ -26,8 +26,17 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
 # A minimal, non-root runtime image: no shell, no package manager.
 # See https://github.com/GoogleContainerTools/distroless.
 FROM gcr.io/distroless/static:nonroot
+LABEL name="memcached-operator" \
+      vendor="Example Inc" \
+      summary="Runs memcached on Kubernetes and OpenShift" \
+      description="Reconciles Memcached objects (cache.example.com/v1) into memcached Deployments, Services and PodDisruptionBudgets, with admission webhooks for their spec." \
+      io.k8s.display-name="Memcached Operator" \
+      io.openshift.tags="memcached,cache,operator"
 WORKDIR /
 COPY --from=builder /workspace/manager .
 USER 65532:65532
+# Health probes, metrics (HTTPS) and the admission webhooks, as
+# config/manager and config/default use them.
+EXPOSE 8081 8443 9443
 
 ENTRYPOINT ["/manager"]

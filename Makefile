@@ -1,6 +1,6 @@
 # memcached-operator: the Operator SDK go/v4 Makefile, with every tool built
 # from the Go module proxy into ./bin (see hack/tools.mk) and a local control
-# plane for tests and `make run` (test/localcluster).
+# plane for tests and `make run` (test/framework/localcluster).
 
 # VERSION is the operator's version, used for the bundle and images.
 VERSION ?= 0.1.0
@@ -112,6 +112,10 @@ test-faults: manifests generate control-plane ## Operator crashes, API server an
 test-security: manifests generate control-plane kustomize ## RBAC, Pod Security, metrics authentication, TLS and proxy credentials on a local cluster.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/security/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
+.PHONY: test-node
+test-node: manifests generate node node-packages kustomize ## The real node: memcached pods that serve, probes, security, proxy and image changes for real, and the operator as a pod (root only).
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/node/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
+
 .PHONY: test-olm
 test-olm: manifests generate control-plane olm opm olm-manifests ## Install the committed bundle through a real OLM Subscription on a local cluster, with the cluster proxy, and upgrade it.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
@@ -154,7 +158,7 @@ build: manifests generate fmt vet ## Build the manager binary.
 	go build -o bin/manager main.go
 
 .PHONY: run
-run: manifests generate fmt vet kustomize control-plane ## Run the operator from your host, on a local cluster when none is configured.
+run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (LOCAL_CLUSTER_NODE=real: with a real node).
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" hack/run.sh
 
 .PHONY: docker-build
@@ -174,14 +178,19 @@ build-installer: manifests generate kustomize ## Write dist/install.yaml: CRD an
 ##@ Local cluster
 
 LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
+# LOCAL_CLUSTER_NODE=real gives make local-cluster and make run a node that
+# runs pods for real (kubelet, containerd, kube-proxy; root only).
+LOCAL_CLUSTER_NODE ?=
+LOCAL_CLUSTER_TOOLS = control-plane $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node node-packages)
+export LOCAL_CLUSTER_NODE
 
 .PHONY: local-cluster
-local-cluster: control-plane ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig).
+local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig); LOCAL_CLUSTER_NODE=real adds a real node.
 	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh up
 
 .PHONY: local-cluster-down
-local-cluster-down: ## Stop the local cluster and wait until none of its processes is left.
-	LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh down
+local-cluster-down: ## Stop the local cluster; nothing of it (process, mount, network interface, iptables rule) is left.
+	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh down
 
 ##@ Deployment
 

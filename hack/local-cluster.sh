@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Starts (up) or stops (down) the local cluster of test/localcluster in the
-# background, for `make local-cluster`, `make local-cluster-down` and
+# Starts (up) or stops (down) the local cluster of test/framework/localcluster
+# in the background, for `make local-cluster`, `make local-cluster-down` and
 # `make run`. The cluster's files, logs and kubeconfig live in
-# $LOCAL_CLUSTER_DIR (default .local-cluster).
+# $LOCAL_CLUSTER_DIR (default .local-cluster). LOCAL_CLUSTER_NODE=real adds
+# the real node (root only).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,8 +20,10 @@ up() {
   else
     mkdir -p "$dir"
     rm -f "$kubeconfig" "$pidfile"
-    go build -o "$root/bin/local-cluster" "$root/test/localcluster/cmd/local-cluster"
-    nohup "$root/bin/local-cluster" --dir "$dir" --bin-dir "$bin_dir" >"$dir/local-cluster.log" 2>&1 &
+    go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
+    args=(--dir "$dir" --bin-dir "$bin_dir")
+    [[ ${LOCAL_CLUSTER_NODE:-} != real ]] || args+=(--real-node)
+    nohup "$root/bin/local-cluster" "${args[@]}" >"$dir/local-cluster.log" 2>&1 &
     echo $! >"$pidfile"
     # The launcher writes the kubeconfig once every component is up.
     for _ in $(seq 1 240); do
@@ -40,10 +43,20 @@ up() {
   echo "export KUBECONFIG=$kubeconfig"
 }
 
+# A real node whose launcher was killed leaves containers, mounts, a bridge
+# and iptables rules behind; the launcher's --cleanup removes them.
+cleanup_node() {
+  if [[ -s /run/localcluster-node.lock ]]; then
+    go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
+    "$root/bin/local-cluster" --cleanup --bin-dir "$bin_dir"
+  fi
+}
+
 down() {
   if ! running; then
     echo "local cluster not running"
     rm -f "$pidfile"
+    cleanup_node
     return
   fi
   pid=$(cat "$pidfile")

@@ -11,10 +11,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   "$root/hack/local-cluster.sh" up
   export KUBECONFIG=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}/kubeconfig
+  if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
+    # The image the real node has: nothing can be pulled.
+    export RELATED_IMAGE_MEMCACHED=${RELATED_IMAGE_MEMCACHED:-localhost/memcached:debian}
+  fi
   echo
   echo "No cluster was configured, so the operator runs on the local cluster. In a second terminal:"
   echo "  export KUBECONFIG=$KUBECONFIG"
-  echo "  bin/kubectl apply -f config/samples/"
+  echo "  bin/kubectl apply -k config/samples/"
   echo "Stop the cluster with: make local-cluster-down"
   echo
 fi
@@ -25,9 +29,15 @@ fi
 # it stops). Only an API server on this host can call that address, so with a
 # cluster elsewhere the webhooks stay off unless ENABLE_WEBHOOKS says otherwise.
 server=$("$KUBECTL" config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null || true)
-case $server in
-  https://127.* | https://localhost | https://localhost:* | https://\[::1\]*) on_this_host=true ;;
-  *) on_this_host=false ;;
+host=${server#https://}
+host=${host%:*}
+host=${host#[}
+host=${host%]}
+# The local cluster's API server is on loopback, or, with a real node, on
+# the pod network's gateway address: either way an address of this machine.
+case $host in
+  localhost | 127.* | ::1) on_this_host=true ;;
+  *) if ip -o addr show 2>/dev/null | grep -qE "inet6? $host/"; then on_this_host=true; else on_this_host=false; fi ;;
 esac
 export ENABLE_WEBHOOKS=${ENABLE_WEBHOOKS:-$on_this_host}
 if [[ $ENABLE_WEBHOOKS == false && $on_this_host == false ]]; then

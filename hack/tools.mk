@@ -75,6 +75,20 @@ ETCD ?= $(CONTROL_PLANE_DIR)/etcd
 KWOK ?= $(CONTROL_PLANE_DIR)/kwok
 KWOK_STAGES ?= $(CONTROL_PLANE_DIR)/kwok-stages.yaml
 
+## The real node (make test-node, LOCAL_CLUSTER_NODE=real): kubelet and
+## kube-proxy from hack/tools/kubernetes, containerd, its runc shim and ctr
+## from hack/tools/containerd, next to the control plane; the rest from
+## Debian (make node-packages).
+CONTAINERD_VERSION ?= v2.2.9
+KUBELET ?= $(CONTROL_PLANE_DIR)/kubelet
+KUBE_PROXY ?= $(CONTROL_PLANE_DIR)/kube-proxy
+CONTAINERD ?= $(CONTROL_PLANE_DIR)/containerd
+CONTAINERD_SHIM ?= $(CONTROL_PLANE_DIR)/containerd-shim-runc-v2
+CTR ?= $(CONTROL_PLANE_DIR)/ctr
+# runc, the CNI plugins (bridge, host-local, loopback), iptables, iproute2,
+# conntrack for kube-proxy, and memcached for the memcached image.
+NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached
+
 ## OLM (v0) binaries, run out of cluster
 OLM_BIN_DIR ?= $(LOCALBIN)/olm/$(OLM_VERSION)
 OLM ?= $(OLM_BIN_DIR)/olm
@@ -221,6 +235,37 @@ $(KWOK_STAGES): | $(CONTROL_PLANE_DIR)
 	awk 'FNR == 1 && NR != 1 { print "---" } { print }' \
 		$(addprefix "$$dir/kustomize/stage/,$(addsuffix ",$(KWOK_STAGE_FILES))) > "$@.tmp"; \
 	mv "$@.tmp" "$@"
+
+.PHONY: node
+node: control-plane $(KUBELET) $(KUBE_PROXY) $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) ## Build the real node's kubelet, kube-proxy and containerd into CONTROL_PLANE_DIR if necessary.
+
+# One `go build` for whichever of the two are missing; they share most of
+# their packages with the control plane, so this is mostly a link (~1.5 min).
+$(KUBELET) $(KUBE_PROXY) &: | $(CONTROL_PLANE_DIR)
+	@set -e; cd "$(TOOLS_MODULES_DIR)/kubernetes"; \
+	$(call check-wrapper-version,k8s.io/kubernetes,v$(K8S_VERSION)); \
+	pkgs=; for f in $(abspath $(KUBELET) $(KUBE_PROXY)); do \
+		[ -x "$$f" ] || pkgs="$$pkgs k8s.io/kubernetes/cmd/$$(basename "$$f")"; \
+	done; \
+	echo "Building$$pkgs v$(K8S_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	$(TOOLS_GO) build -mod=mod -trimpath -ldflags "$(K8S_VERSION_LDFLAGS)" -o "$(abspath $(CONTROL_PLANE_DIR))/" $$pkgs
+
+# containerd, the shim and ctr, rebuilt together when containerd's --version
+# is not the pinned one (~3 min cold). No btrfs snapshotter: it needs cgo
+# headers this machine has no use for.
+CONTAINERD_MODULE := github.com/containerd/containerd/v2
+$(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
+	@set -e; if [ -x "$(CONTAINERD_SHIM)" ] && [ -x "$(CTR)" ] && "$(CONTAINERD)" --version 2>/dev/null | grep -qE " $(CONTAINERD_VERSION)( |$$)"; then exit 0; fi; \
+	cd "$(TOOLS_MODULES_DIR)/containerd"; \
+	$(call check-wrapper-version,$(CONTAINERD_MODULE),$(CONTAINERD_VERSION)); \
+	echo "Building containerd, containerd-shim-runc-v2 and ctr $(CONTAINERD_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	CGO_ENABLED=0 $(TOOLS_GO) build -mod=mod -trimpath -tags no_btrfs \
+		-ldflags "-s -w -X $(CONTAINERD_MODULE)/version.Version=$(CONTAINERD_VERSION)" -o "$(abspath $(CONTROL_PLANE_DIR))/" \
+		$(CONTAINERD_MODULE)/cmd/containerd $(CONTAINERD_MODULE)/cmd/containerd-shim-runc-v2 $(CONTAINERD_MODULE)/cmd/ctr
+
+.PHONY: node-packages
+node-packages: ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached) if missing; needs root.
+	hack/node-packages.sh $(NODE_PACKAGES)
 
 .PHONY: .tools-check
 .tools-check: ;

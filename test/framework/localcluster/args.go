@@ -83,16 +83,9 @@ func etcdArgs(l layout, p ports) []string {
 	}
 }
 
-func apiServerArgs(l layout, p ports, k *pki) []string {
-	return []string{
+func apiServerArgs(l layout, p ports, k *pki, realNode bool) []string {
+	args := []string{
 		"--etcd-servers=" + loopbackURL("http", p.etcdClient),
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		// The endpoint reconciler refuses a loopback address for the
-		// kubernetes Service's endpoints. Nothing in this cluster reaches
-		// the API server through that Service, so leave it without endpoints
-		// rather than advertise an address nobody listens on.
-		"--endpoint-reconciler-type=none",
 		"--secure-port=" + strconv.Itoa(p.apiServer),
 		"--cert-dir=" + l.scratch(APIServer),
 		"--tls-cert-file=" + k.path(servingCertFile),
@@ -103,16 +96,39 @@ func apiServerArgs(l layout, p ports, k *pki) []string {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + k.path(saPubFile),
 		"--service-account-signing-key-file=" + k.path(saKeyFile),
-		// Pods get no service account token volume, so a pod is admitted
-		// even before its namespace's default ServiceAccount exists (as in
-		// envtest). PodSecurity and every other default plugin stay on.
-		"--disable-admission-plugins=ServiceAccount",
 		"--allow-privileged=true",
 		// By default a SIGTERM'ed API server waits up to its request timeout
 		// (60s) for open watches, which the controllers always hold. In this
 		// mode it drains ordinary requests, then gives the rest 2 seconds.
 		"--shutdown-send-retry-after=true",
 	}
+	if !realNode {
+		return append(args,
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			// The endpoint reconciler refuses a loopback address for the
+			// kubernetes Service's endpoints. Nothing in this cluster reaches
+			// the API server through that Service, so leave it without
+			// endpoints rather than advertise an address nobody listens on.
+			"--endpoint-reconciler-type=none",
+			// Pods get no service account token volume, so a pod is admitted
+			// even before its namespace's default ServiceAccount exists (as
+			// in envtest). PodSecurity and every other default plugin stay on.
+			"--disable-admission-plugins=ServiceAccount",
+		)
+	}
+	// With a real node, pods reach the API server through the kubernetes
+	// Service, whose endpoint is the bridge address, with the token the
+	// ServiceAccount admission plugin mounts; logs and exec go to kubelet
+	// with a client certificate.
+	return append(args,
+		"--bind-address="+bridgeIP,
+		"--advertise-address="+bridgeIP,
+		"--kubelet-client-certificate="+k.path(kubeletClientCertFile),
+		"--kubelet-client-key="+k.path(kubeletClientKeyFile),
+		"--kubelet-certificate-authority="+k.path(caCertFile),
+		"--kubelet-preferred-address-types=InternalIP",
+	)
 }
 
 // servingArgs are the flags that make a component serve /healthz on
@@ -184,4 +200,27 @@ func kwokArgs(l layout, stagesFile string) []string {
 		"--manage-nodes-with-annotation-selector=" + fakeNodeAnnotation + "=" + fakeNodeValue,
 		"--cidr=" + podCIDR,
 	}
+}
+
+// containerdArgs runs containerd with its configuration file.
+func containerdArgs(l layout) []string {
+	return []string{"--config=" + l.containerdConfig(), "--log-level=info"}
+}
+
+// kubeletArgs are the flags kubelet has no configuration field for.
+func kubeletArgs(l layout) []string {
+	return []string{
+		"--config=" + l.kubeletConfig(),
+		"--kubeconfig=" + l.componentKubeconfig(Kubelet),
+		"--hostname-override=" + RealNodeName,
+		"--node-ip=" + bridgeIP,
+		"--root-dir=" + l.kubeletRoot(),
+		"--cert-dir=" + filepath.Join(l.kubeletRoot(), "pki"),
+		"--v=2",
+	}
+}
+
+// kubeProxyArgs runs kube-proxy with its configuration file.
+func kubeProxyArgs(l layout) []string {
+	return []string{"--config=" + l.kubeProxyConfig(), "--v=2"}
 }

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -35,7 +38,13 @@ type Cluster struct {
 	pki     *pki
 	specs   map[Component]process.Spec
 	procs   map[Component]*process.Process
-	cs      kubernetes.Interface
+	// nodePorts and node are the real node's, if any; node holds the
+	// machine's node lock while the cluster runs.
+	nodePorts nodePorts
+	node      *node
+	// sandboxImage is the pause image archive the launcher built.
+	sandboxImage string
+	cs           kubernetes.Interface
 	// health is an HTTPS client trusting the cluster CA and presenting the
 	// admin certificate, for the readiness endpoints.
 	health  *http.Client
@@ -75,8 +84,9 @@ func (c *Cluster) Start(ctx context.Context) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
 	defer cancel()
 
-	if err := c.prepare(); err != nil {
-		return fmt.Errorf("localcluster: preparing %s: %w", c.opts.Dir, err)
+	if err := c.prepare(ctx); err != nil {
+		// A failed prepare may hold the node lock and the network.
+		return errors.Join(fmt.Errorf("localcluster: preparing %s: %w", c.opts.Dir, err), c.stopAll())
 	}
 	defer func() {
 		if err != nil {
@@ -88,13 +98,15 @@ func (c *Cluster) Start(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	for _, comp := range components() {
+	for _, comp := range c.opts.components() {
 		if err := c.startLocked(ctx, comp); err != nil {
 			return err
 		}
 		if comp == APIServer {
-			// Before any other writer exists; see createNodes.
-			if err := createNodes(ctx, c.cs, c.opts.Nodes, c.opts.NodeCapacity); err != nil {
+			// Before any other writer exists; see createNodes. With a real
+			// node, the fake ones are tainted so that pods run for real
+			// unless they tolerate kwok.
+			if err := createNodes(ctx, c.cs, c.opts.Nodes, c.opts.NodeCapacity, c.opts.RealNode); err != nil {
 				return err
 			}
 		}
@@ -106,9 +118,11 @@ func (c *Cluster) Start(ctx context.Context) (err error) {
 }
 
 // prepare creates the directory layout, credentials, kubeconfigs and
-// process definitions. Entries left by an earlier cluster in the same Dir
-// are replaced: every Start is a fresh cluster.
-func (c *Cluster) prepare() error {
+// process definitions, and with a real node takes the machine's node lock,
+// sets the pod network up and builds the sandbox image. Entries left by an
+// earlier cluster in the same Dir are replaced: every Start is a fresh
+// cluster.
+func (c *Cluster) prepare(ctx context.Context) error {
 	dir := c.opts.Dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "localcluster-")
@@ -119,7 +133,21 @@ func (c *Cluster) prepare() error {
 	}
 	c.layout = layout{dir: dir}
 	l := c.layout
-	for _, p := range []string{l.kubeconfig(), l.logs(), l.etcdData(), l.pki(), l.config()} {
+	if c.opts.RealNode {
+		var err error
+		if c.node, err = acquireNode(l, c.binary(KubeProxy)); err != nil {
+			return err
+		}
+		// Whatever an earlier node left mounted here must go before the
+		// directory is removed: RemoveAll would descend into the mounts.
+		if err := removeLeftovers(l, c.binary(KubeProxy)); err != nil {
+			return err
+		}
+		if err := networkUp(); err != nil {
+			return err
+		}
+	}
+	for _, p := range []string{l.kubeconfig(), l.logs(), l.etcdData(), l.pki(), l.config(), l.node()} {
 		if err := os.RemoveAll(p); err != nil {
 			return err
 		}
@@ -130,11 +158,12 @@ func (c *Cluster) prepare() error {
 		}
 	}
 
-	ps, err := FreePorts(5)
+	ps, err := FreePorts(9)
 	if err != nil {
 		return fmt.Errorf("picking ports: %w", err)
 	}
 	c.ports = ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
+	c.nodePorts = nodePorts{kubelet: ps[5], kubeletHealthz: ps[6], kubeProxyHealthz: ps[7], kubeProxyMetrics: ps[8]}
 
 	if c.pki, err = newPKI(l.pki()); err != nil {
 		return err
@@ -145,7 +174,7 @@ func (c *Cluster) prepare() error {
 		}
 	}
 	server := c.serverURL()
-	for _, comp := range []Component{ControllerManager, Scheduler, Kwok} {
+	for _, comp := range []Component{ControllerManager, Scheduler, Kwok, Kubelet, KubeProxy} {
 		if err := writeKubeconfig(l.componentKubeconfig(comp), server, c.pki.ca.CertPEM, certificateUser(c.pki.clients[string(comp)])); err != nil {
 			return err
 		}
@@ -164,20 +193,26 @@ func (c *Cluster) prepare() error {
 
 	args := map[Component][]string{
 		Etcd:              etcdArgs(l, c.ports),
-		APIServer:         apiServerArgs(l, c.ports, c.pki),
+		APIServer:         apiServerArgs(l, c.ports, c.pki, c.opts.RealNode),
 		ControllerManager: controllerManagerArgs(l, c.ports, c.pki),
 		Scheduler:         schedulerArgs(l, c.ports, c.pki),
 		Kwok:              kwokArgs(l, c.opts.StagesFile),
+		Containerd:        containerdArgs(l),
+		Kubelet:           kubeletArgs(l),
+		KubeProxy:         kubeProxyArgs(l),
 	}
 	c.specs = map[Component]process.Spec{}
 	c.procs = map[Component]*process.Process{}
-	for _, comp := range components() {
+	for _, comp := range c.opts.components() {
 		c.specs[comp] = process.Spec{
 			Path:    c.binary(comp),
 			Args:    append(args[comp], c.opts.ExtraArgs[comp]...),
 			Dir:     dir,
 			LogPath: l.log(comp),
 		}
+	}
+	if c.opts.RealNode {
+		return c.prepareNode(ctx)
 	}
 	return nil
 }
@@ -232,6 +267,17 @@ func (c *Cluster) startLocked(ctx context.Context, comp Component) error {
 		return p.WaitFor(ctx, "ready nodes", func(ctx context.Context) error {
 			return nodesReady(ctx, c.cs, c.opts.Nodes)
 		})
+	case Containerd:
+		if err := p.WaitFor(ctx, "its CRI service", c.criReady); err != nil {
+			return err
+		}
+		return c.importImages(ctx, c.sandboxImage)
+	case Kubelet:
+		return p.WaitFor(ctx, "node "+RealNodeName+" Ready", func(ctx context.Context) error {
+			return realNodeReady(ctx, c.cs)
+		})
+	case KubeProxy:
+		return p.WaitFor(ctx, "health (rules synced)", c.httpOK(loopbackURL("http", c.nodePorts.kubeProxyHealthz)+"/healthz"))
 	}
 	return fmt.Errorf("unknown component %q", comp)
 }
@@ -286,8 +332,19 @@ func (c *Cluster) stopAll() error {
 	var errs []error
 	// Reverse order: clients before servers, so that no component spends
 	// its shutdown retrying against one that is already gone.
-	for _, comp := range slices.Backward(components()) {
+	for _, comp := range slices.Backward(c.opts.components()) {
+		if comp == Containerd && c.procs[comp] != nil && c.procs[comp].Running() {
+			// kubelet is gone; remove the pods as it would have, while
+			// containerd can still run their CNI teardown.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			errs = append(errs, c.removePods(ctx))
+			cancel()
+		}
 		errs = append(errs, c.procs[comp].Stop(c.opts.StopTimeout))
+	}
+	if c.node != nil {
+		errs = append(errs, removeLeftovers(c.layout, c.binary(KubeProxy)), c.node.release())
+		c.node = nil
 	}
 	return errors.Join(errs...)
 }
@@ -372,8 +429,12 @@ func (c *Cluster) RestConfig() *rest.Config {
 	return c.restConfig()
 }
 
-// serverURL is the API server's URL for clients on this machine.
+// serverURL is the API server's URL, for clients on this machine and, with
+// a real node, in its pods.
 func (c *Cluster) serverURL() string {
+	if c.opts.RealNode {
+		return "https://" + net.JoinHostPort(bridgeIP, strconv.Itoa(c.ports.apiServer))
+	}
 	return loopbackURL("https", c.ports.apiServer)
 }
 

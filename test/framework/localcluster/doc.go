@@ -20,6 +20,17 @@ Every process listens on 127.0.0.1 only, on ports picked at start, and logs to
 <Dir>/logs/<component>.log. An admin kubeconfig is written to
 <Dir>/kubeconfig.
 
+With Options.RealNode the cluster also has a node that runs pods for real
+(node.go): containerd with runc and the CNI bridge plugin, kubelet and
+kube-proxy, on a bridge the launcher creates (localcluster0, 10.88.0.1/16).
+The API server then listens on the bridge address, so that pods reach it
+through the kubernetes Service, and the fake nodes get a taint, so that pods
+run for real unless they tolerate kwok. Nothing is pulled: containerd's
+registries are a push-only loopback host, and ImportImages loads images
+built by package images. Stop removes the pods and everything the node put
+on the machine; NodeLeftovers lists what a node left, and
+RemoveNodeLeftovers cleans up after a launcher that was killed.
+
 Processes run in their own process groups and are not bound to any context:
 they live until Stop, which shuts them down in reverse order and waits for
 them, so nothing is left behind. Each process is also killed by the kernel if
@@ -43,7 +54,7 @@ Fault tests can stop and start the API server (StopAPIServer, StartAPIServer)
 or etcd (StopEtcd, StartEtcd); a restarted process keeps its port, flags and
 data, so clients built from RestConfig work again once it is back.
 
-The command test/localcluster/cmd/local-cluster wraps this package for
-interactive use and for the Makefile.
+The command cmd/local-cluster wraps this package for interactive use and for
+the Makefile.
 */
 package localcluster

@@ -19,10 +19,15 @@ func nodeName(i int) string {
 	return fmt.Sprintf("kwok-node-%d", i)
 }
 
+// FakeNodeTaint is on the fake nodes of a cluster that has a real node too,
+// so that pods run for real unless they tolerate it.
+var FakeNodeTaint = corev1.Taint{Key: fakeNodeAnnotation, Value: fakeNodeValue, Effect: corev1.TaintEffectNoSchedule}
+
 // fakeNode is a node as kwok expects it. It looks like a real Linux node to
-// the scheduler, so pods need no tolerations or node selectors.
-func fakeNode(name string) *corev1.Node {
-	return &corev1.Node{
+// the scheduler, so pods need no tolerations or node selectors, unless
+// taint puts FakeNodeTaint on it.
+func fakeNode(name string, taint bool) *corev1.Node {
+	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name,
 			Annotations: map[string]string{
@@ -38,6 +43,10 @@ func fakeNode(name string) *corev1.Node {
 			},
 		},
 	}
+	if taint {
+		n.Spec.Taints = []corev1.Taint{FakeNodeTaint}
+	}
+	return n
 }
 
 // createNodes creates the fake nodes with their capacity. The status goes in
@@ -45,10 +54,10 @@ func fakeNode(name string) *corev1.Node {
 // before the controller manager and kwok start, so that kwok's first status
 // update already sees the capacity; the retry covers the node controllers
 // should they be running anyway.
-func createNodes(ctx context.Context, cs kubernetes.Interface, n int, capacity corev1.ResourceList) error {
+func createNodes(ctx context.Context, cs kubernetes.Interface, n int, capacity corev1.ResourceList, taint bool) error {
 	for i := range n {
 		name := nodeName(i)
-		if _, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(name), metav1.CreateOptions{}); err != nil {
+		if _, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(name, taint), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating node %s: %w", name, err)
 		}
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

@@ -25,10 +25,19 @@ const (
 	Kwok              Component = "kwok"
 )
 
-// components lists every component in start order. It is a function rather
-// than a variable so that no caller can reorder it for everyone.
-func components() []Component {
-	return []Component{Etcd, APIServer, ControllerManager, Scheduler, Kwok}
+// components lists the cluster's components in start order: the control
+// plane and kwok, then the real node's when there is one.
+func (o Options) components() []Component {
+	c := []Component{Etcd, APIServer, ControllerManager, Scheduler, Kwok}
+	if o.RealNode {
+		c = append(c, Containerd, Kubelet, KubeProxy)
+	}
+	return c
+}
+
+// allComponents are every component a cluster may have, for validation.
+func allComponents() []Component {
+	return Options{RealNode: true}.components()
 }
 
 // BinDirEnv is the environment variable that Options.BinDir defaults to. It is
@@ -54,8 +63,17 @@ type Options struct {
 	// without them. Defaults to <BinDir>/kwok-stages.yaml.
 	StagesFile string
 
-	// Nodes is the number of fake nodes. Defaults to 1.
+	// Nodes is the number of fake (kwok) nodes. Defaults to 1, or to 0 when
+	// RealNode is set.
 	Nodes int
+
+	// RealNode adds a node that runs pods for real: kubelet, containerd with
+	// runc and the CNI bridge plugin, and kube-proxy giving Services their
+	// ClusterIPs. Pods without a toleration for the fake nodes' taint run
+	// there. It needs root, and the machine holds one real node at a time.
+	// The API server then listens on the pod network's gateway address, so
+	// that pods reach it through the kubernetes Service.
+	RealNode bool
 
 	// NodeCapacity is the capacity and allocatable of every fake node.
 	// Defaults to 64 CPUs, 256Gi of memory and 2000 pods; spread larger
@@ -102,7 +120,7 @@ func (o Options) withDefaults() (Options, error) {
 			return o, err
 		}
 	}
-	if o.Nodes == 0 {
+	if o.Nodes == 0 && !o.RealNode {
 		o.Nodes = 1
 	}
 	if o.NodeCapacity == nil {
@@ -128,7 +146,11 @@ func (o Options) validate() error {
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("Options.Nodes must not be negative, got %d", o.Nodes))
 	}
-	for _, c := range components() {
+	binaries := o.components()
+	if o.RealNode {
+		binaries = append(binaries, "containerd-shim-runc-v2", "ctr")
+	}
+	for _, c := range binaries {
 		p := filepath.Join(o.BinDir, string(c))
 		if fi, err := os.Stat(p); err != nil {
 			errs = append(errs, fmt.Errorf("binary %s: %w", c, err))
@@ -139,13 +161,23 @@ func (o Options) validate() error {
 	if _, err := os.Stat(o.StagesFile); err != nil {
 		errs = append(errs, fmt.Errorf("kwok stages file: %w", err))
 	}
+	if o.RealNode {
+		if os.Geteuid() != 0 {
+			errs = append(errs, errors.New("a real node needs root (it creates a bridge, iptables rules and cgroups)"))
+		}
+		for path, pkg := range nodeHostTools() {
+			if _, err := os.Stat(path); err != nil {
+				errs = append(errs, fmt.Errorf("%s (Debian package %s; make node-packages installs it): %w", path, pkg, err))
+			}
+		}
+	}
 	for c := range o.ExtraArgs {
-		if !slices.Contains(components(), c) {
+		if !slices.Contains(allComponents(), c) {
 			errs = append(errs, fmt.Errorf("Options.ExtraArgs: unknown component %q", c))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("localcluster: invalid options (make control-plane builds the binaries): %w", err)
+		return fmt.Errorf("localcluster: invalid options (make control-plane builds the binaries, make node the real node's): %w", err)
 	}
 	return nil
 }

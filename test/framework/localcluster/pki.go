@@ -127,9 +127,11 @@ func (a *authority) issue(subject pkix.Name, ips []net.IP, dnsNames []string, us
 type pki struct {
 	dir string
 	ca  *authority
-	// serving is shared by the API server, controller manager and scheduler:
-	// all of them listen on 127.0.0.1 only.
+	// serving is shared by the API server, controller manager and scheduler,
+	// on 127.0.0.1 or the real node's bridge address.
 	serving keyPair
+	// kubelet is the real node's kubelet serving certificate.
+	kubelet keyPair
 	// clients holds one client certificate per component plus "admin". All
 	// are in system:masters; distinct user names keep the audit trail and the
 	// API server's logs readable.
@@ -142,18 +144,27 @@ const (
 	caKeyFile       = "ca.key"
 	servingCertFile = "serving.crt"
 	servingKeyFile  = "serving.key"
+	kubeletCertFile = "kubelet.crt"
+	kubeletKeyFile  = "kubelet.key"
+	// The API server's client certificate for calling kubelets.
+	kubeletClientCertFile = "apiserver-kubelet-client.crt"
+	kubeletClientKeyFile  = "apiserver-kubelet-client.key"
 	// saKeyFile signs service account tokens, saPubFile verifies them.
 	saKeyFile = "sa.key"
 	saPubFile = "sa.pub"
 )
 
-// clientUsers maps each client identity to its user name.
+// clientUsers maps each client identity to its user name. "apiserver" is
+// the API server's own, for calling kubelet.
 func clientUsers() map[string]string {
 	return map[string]string{
 		"admin":                   "localcluster-admin",
+		"apiserver":               "kube-apiserver-kubelet-client",
 		string(ControllerManager): "system:kube-controller-manager",
 		string(Scheduler):         "system:kube-scheduler",
 		string(Kwok):              "kwok",
+		string(Kubelet):           "system:node:" + RealNodeName,
+		string(KubeProxy):         "system:kube-proxy",
 	}
 }
 
@@ -167,11 +178,15 @@ func newPKI(dir string) (*pki, error) {
 	// through the kubernetes Service; nothing here does, but they keep the
 	// certificate valid for tools that check.
 	p.serving, err = ca.issue(pkix.Name{CommonName: "localcluster-serving"},
-		[]net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(apiServerServiceIP)},
+		[]net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(apiServerServiceIP), net.ParseIP(bridgeIP)},
 		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 		x509.ExtKeyUsageServerAuth)
 	if err != nil {
 		return nil, fmt.Errorf("creating serving certificate: %w", err)
+	}
+	p.kubelet, err = ca.issue(pkix.Name{CommonName: RealNodeName}, []net.IP{net.ParseIP(bridgeIP)}, []string{RealNodeName}, x509.ExtKeyUsageServerAuth)
+	if err != nil {
+		return nil, fmt.Errorf("creating the kubelet's serving certificate: %w", err)
 	}
 	for id, user := range clientUsers() {
 		kp, err := ca.issue(pkix.Name{CommonName: user, Organization: []string{"system:masters"}}, nil, nil, x509.ExtKeyUsageClientAuth)
@@ -200,12 +215,16 @@ func (p *pki) write() error {
 		return err
 	}
 	files := map[string][]byte{
-		caCertFile:      p.ca.CertPEM,
-		caKeyFile:       p.ca.KeyPEM,
-		servingCertFile: p.serving.CertPEM,
-		servingKeyFile:  p.serving.KeyPEM,
-		saKeyFile:       saKeyPEM,
-		saPubFile:       pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER}),
+		caCertFile:            p.ca.CertPEM,
+		caKeyFile:             p.ca.KeyPEM,
+		servingCertFile:       p.serving.CertPEM,
+		servingKeyFile:        p.serving.KeyPEM,
+		kubeletCertFile:       p.kubelet.CertPEM,
+		kubeletKeyFile:        p.kubelet.KeyPEM,
+		kubeletClientCertFile: p.clients["apiserver"].CertPEM,
+		kubeletClientKeyFile:  p.clients["apiserver"].KeyPEM,
+		saKeyFile:             saKeyPEM,
+		saPubFile:             pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER}),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(p.path(name), data, 0o600); err != nil {

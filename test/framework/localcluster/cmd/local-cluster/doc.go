@@ -2,7 +2,12 @@
 Command local-cluster runs a local control plane (see package localcluster)
 until it receives SIGINT or SIGTERM.
 
-	local-cluster [--dir .local-cluster] [--bin-dir bin/k8s/<version>] [--nodes 1] [--stages <bin-dir>/kwok-stages.yaml]
+	local-cluster [--dir .local-cluster] [--bin-dir bin/k8s/<version>] [--nodes N] [--real-node] [--stages <bin-dir>/kwok-stages.yaml]
+
+With --real-node (root only) the cluster has a node that runs pods for real
+(kubelet, containerd, kube-proxy), and the memcached image built from
+Debian's package is imported into it as localhost/memcached:debian, for the
+operator's RELATED_IMAGE_MEMCACHED.
 
 Once the cluster is ready it writes <dir>/kubeconfig and <dir>/pid (its own
 process id), and prints

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
@@ -20,6 +21,9 @@ import (
 type options struct {
 	dir     string
 	cluster localcluster.Options
+	// cleanup removes what a killed real node left, instead of starting a
+	// cluster.
+	cleanup bool
 }
 
 func parseFlags(args []string) (options, error) {
@@ -28,7 +32,9 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("local-cluster", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", ".local-cluster", "directory for the kubeconfig, pid file, logs and cluster state")
 	fs.StringVar(&o.cluster.BinDir, "bin-dir", binDir, "directory holding etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (default $"+localcluster.BinDirEnv+" if set)")
-	fs.IntVar(&o.cluster.Nodes, "nodes", 1, "number of fake nodes")
+	fs.IntVar(&o.cluster.Nodes, "nodes", 0, "number of fake (kwok) nodes (default 1, or 0 with --real-node)")
+	fs.BoolVar(&o.cluster.RealNode, "real-node", false, "add a node that runs pods for real (kubelet, containerd, kube-proxy; needs root)")
+	fs.BoolVar(&o.cleanup, "cleanup", false, "start nothing: remove what a real node whose launcher was killed left on this machine (containers, mounts, the bridge, iptables rules)")
 	fs.StringVar(&o.cluster.StagesFile, "stages", "", "kwok stages file (default <bin-dir>/kwok-stages.yaml)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -36,8 +42,8 @@ func parseFlags(args []string) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if o.cluster.Nodes < 1 {
-		return o, fmt.Errorf("--nodes must be at least 1, got %d", o.cluster.Nodes)
+	if o.cluster.Nodes < 0 {
+		return o, fmt.Errorf("--nodes must not be negative, got %d", o.cluster.Nodes)
 	}
 	abs, err := filepath.Abs(o.dir)
 	if err != nil {
@@ -55,6 +61,19 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "local-cluster:", err)
 		os.Exit(2)
+	}
+	if o.cleanup {
+		err = localcluster.RemoveNodeLeftovers(o.cluster.BinDir)
+		if errors.Is(err, localcluster.ErrNodeRunning) {
+			fmt.Fprintln(os.Stderr, "local-cluster:", err)
+			return
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "local-cluster: cleanup:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "local-cluster: nothing of a real node is left on this machine")
+		return
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "local-cluster:", err)
@@ -94,11 +113,27 @@ func run(o options) (err error) {
 			fmt.Fprintf(os.Stderr, "local-cluster: stopped in %s\n", time.Since(begin).Round(time.Millisecond))
 		}
 	}()
+	if o.cluster.RealNode {
+		// memcached pods need their image on the node: nothing is pulled.
+		img, err := images.Memcached(filepath.Join(o.dir, "images"), images.MemcachedTag)
+		if err == nil {
+			err = cluster.ImportImages(ctx, img.Archive)
+		}
+		if err != nil {
+			return fmt.Errorf("the memcached image: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "local-cluster: memcached image %s imported; run the operator with RELATED_IMAGE_MEMCACHED=%s\n",
+			images.MemcachedTag, images.MemcachedTag)
+	}
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "local-cluster: ready in %s with %d node(s); logs in %s\n",
-		time.Since(begin).Round(time.Millisecond), o.cluster.Nodes, filepath.Join(o.dir, "logs"))
+	nodes := fmt.Sprintf("%d fake node(s)", cluster.Options().Nodes)
+	if o.cluster.RealNode {
+		nodes += " and the real node " + localcluster.RealNodeName
+	}
+	fmt.Fprintf(os.Stderr, "local-cluster: ready in %s with %s; logs in %s\n",
+		time.Since(begin).Round(time.Millisecond), nodes, filepath.Join(o.dir, "logs"))
 	fmt.Printf("export KUBECONFIG=%s\n", cluster.KubeconfigPath())
 
 	<-ctx.Done()

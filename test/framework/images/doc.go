@@ -1,0 +1,17 @@
+// Package images builds the container images the local cluster's real node
+// runs, without Docker and without a registry: each is written as a
+// docker-archive that `ctr images import` loads into containerd (see
+// localcluster.Cluster.ImportImages).
+//
+//   - Pause: the pod sandbox, from ./pause built static, tagged as the
+//     sandbox image containerd asks for.
+//   - Memcached: memcached from Debian's package (the binary and the
+//     libraries it links), running as memcache, UID 11211, as the official
+//     image does.
+//   - Operator: the manager built static from this tree, with the user,
+//     entrypoint, working directory, ports and labels of the Dockerfile's
+//     final stage, read from the Dockerfile itself.
+//
+// Every file in an image is owned by root, and every image is for this
+// machine's platform.
+package images

@@ -1,0 +1,46 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// Pause writes the pod sandbox image to dir, tagged ref: ./pause built
+// static, as /pause, run as nobody (65535), as registry.k8s.io/pause is.
+func Pause(ctx context.Context, dir, ref string) (Image, error) {
+	bin := filepath.Join(dir, "pause")
+	if err := buildStatic(ctx, bin, "./test/framework/images/pause"); err != nil {
+		return Image{}, err
+	}
+	e, err := hostFile(bin, "/pause", 0o755)
+	if err != nil {
+		return Image{}, err
+	}
+	return write(ref, filepath.Join(dir, "pause.tar"), []entry{e}, v1.Config{
+		User:       "65535:65535",
+		Entrypoint: []string{"/pause"},
+		WorkingDir: "/",
+	})
+}
+
+// buildStatic builds a main package of this module into out, with no cgo,
+// as the Dockerfile builds the manager.
+func buildStatic(ctx context.Context, out, pkg string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+	cmd.Dir = repo.Root()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}

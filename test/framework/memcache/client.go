@@ -1,0 +1,123 @@
+package memcache
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNotFound is Get's answer for a key memcached does not hold.
+var ErrNotFound = errors.New("memcache: not found")
+
+// Client is one connection to a memcached.
+type Client struct {
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// Dial connects to addr (host:port) and bounds every later request by 10
+// seconds.
+func Dial(ctx context.Context, addr string) (*Client, error) {
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{conn: conn, r: bufio.NewReader(conn)}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+func (c *Client) send(format string, args ...any) error {
+	if err := c.conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(c.conn, format, args...)
+	return err
+}
+
+func (c *Client) line() (string, error) {
+	l, err := c.r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(l, "\r\n"), nil
+}
+
+// Set stores value under key, with no flags and no expiry.
+func (c *Client) Set(key string, value []byte) error {
+	if err := c.send("set %s 0 0 %d\r\n", key, len(value)); err != nil {
+		return err
+	}
+	if _, err := c.conn.Write(append(value, '\r', '\n')); err != nil {
+		return err
+	}
+	l, err := c.line()
+	if err != nil {
+		return err
+	}
+	if l != "STORED" {
+		return fmt.Errorf("memcache: set %s: %s", key, l)
+	}
+	return nil
+}
+
+// Get reads the value of key.
+func (c *Client) Get(key string) ([]byte, error) {
+	if err := c.send("get %s\r\n", key); err != nil {
+		return nil, err
+	}
+	l, err := c.line()
+	if err != nil {
+		return nil, err
+	}
+	if l == "END" {
+		return nil, ErrNotFound
+	}
+	// VALUE <key> <flags> <bytes>
+	f := strings.Fields(l)
+	if len(f) != 4 || f[0] != "VALUE" || f[1] != key {
+		return nil, fmt.Errorf("memcache: get %s: %s", key, l)
+	}
+	n, err := strconv.Atoi(f[3])
+	if err != nil {
+		return nil, fmt.Errorf("memcache: get %s: %s", key, l)
+	}
+	data := make([]byte, n+2)
+	if _, err := io.ReadFull(c.r, data); err != nil {
+		return nil, err
+	}
+	if end, err := c.line(); err != nil || end != "END" {
+		return nil, fmt.Errorf("memcache: get %s: no END after the value (%q, %v)", key, end, err)
+	}
+	return data[:n], nil
+}
+
+// StatsSettings is the answer to "stats settings": maxbytes,
+// item_size_max, maxconns, num_threads, tcpport and the rest, by name.
+func (c *Client) StatsSettings() (map[string]string, error) {
+	if err := c.send("stats settings\r\n"); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for {
+		l, err := c.line()
+		if err != nil {
+			return nil, err
+		}
+		if l == "END" {
+			return out, nil
+		}
+		f := strings.SplitN(l, " ", 3)
+		if len(f) != 3 || f[0] != "STAT" {
+			return nil, fmt.Errorf("memcache: stats settings: %q", l)
+		}
+		out[f[1]] = f[2]
+	}
+}

@@ -1,0 +1,176 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// realCluster is a local cluster whose only node is the real one, with the
+// suite's images imported and the CRD installed.
+type realCluster struct {
+	*localcluster.Cluster
+	k8s client.WithWatch
+	cs  kubernetes.Interface
+}
+
+const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
+
+// startRealCluster starts it in <workDir>/<name>. When the container ends it
+// is stopped, and then nothing of it may be left on the machine.
+func startRealCluster(ctx context.Context, name string) *realCluster {
+	GinkgoHelper()
+	dir := filepath.Join(workDir, name)
+	ipForward, err := os.ReadFile(ipForwardPath)
+	Expect(err).NotTo(HaveOccurred())
+	// Registered before the cluster's own Stop, so it runs after it.
+	DeferCleanup(func() {
+		left, err := localcluster.NodeLeftovers(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "what the stopped cluster left on the machine")
+		Expect(os.ReadFile(ipForwardPath)).To(Equal(ipForward), "net.ipv4.ip_forward restored")
+	})
+	start := time.Now()
+	c := harness.StartCluster(ctx, localcluster.Options{Dir: dir, RealNode: true})
+	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive)).To(Succeed())
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+	k8s, err := client.NewWithWatch(c.RestConfig(), client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	cs, err := kubernetes.NewForConfig(c.RestConfig())
+	Expect(err).NotTo(HaveOccurred())
+	_, err = envtest.InstallCRDs(c.RestConfig(), envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true})
+	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry("real-node cluster up, images imported", time.Since(start).Round(time.Millisecond).String())
+	return &realCluster{Cluster: c, k8s: k8s, cs: cs}
+}
+
+// restrictedNamespace creates a namespace that enforces Pod Security
+// restricted, as a careful cluster admin would for a cache tier.
+func (c *realCluster) restrictedNamespace(ctx context.Context, name string) {
+	GinkgoHelper()
+	Expect(c.k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	}}})).To(Succeed())
+}
+
+// pods are a Memcached's pods that serve or will serve: not terminating,
+// not finished. Sorted by name.
+func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := c.k8s.List(ctx, &list, client.InNamespace(mc.Namespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// serving waits until mc has exactly n pods, every one Running and Ready on
+// the real node with image, and mc's status says so: readyReplicas n,
+// Available, and status.nodes the names of those pods. It returns them.
+func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int, image string) []corev1.Pod {
+	GinkgoHelper()
+	var pods []corev1.Pod
+	eventually(ctx, func(g Gomega) {
+		var err error
+		pods, err = c.pods(ctx, mc)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pods).To(HaveLen(n))
+		var names []string
+		for _, p := range pods {
+			g.Expect(p.Spec.NodeName).To(Equal(localcluster.RealNodeName), "pod %s", p.Name)
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
+			g.Expect(podReady(&p)).To(BeTrue(), "pod %s ready", p.Name)
+			g.Expect(p.Spec.Containers[0].Image).To(Equal(image), "pod %s", p.Name)
+			names = append(names, p.Name)
+		}
+		got := &cachev1.Memcached{}
+		g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), got)).To(Succeed())
+		g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(n))
+		g.Expect(got.Status.Nodes).To(Equal(names))
+		g.Expect(got.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", cachev1.ConditionAvailable), HaveField("Status", metav1.ConditionTrue))))
+	}).Should(Succeed())
+	return pods
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// memcachedPID is the host process id of the memcached in pod.
+func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
+	GinkgoHelper()
+	Expect(pod.Status.ContainerStatuses).To(HaveLen(1))
+	pid, err := c.ContainerPID(ctx, pod.Status.ContainerStatuses[0].ContainerID)
+	Expect(err).NotTo(HaveOccurred())
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(strings.TrimSpace(string(comm))).To(Equal("memcached"))
+	return pid
+}
+
+// environ is a process's environment, read from the host.
+func environ(pid int) map[string]string {
+	GinkgoHelper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	Expect(err).NotTo(HaveOccurred())
+	env := map[string]string{}
+	for _, kv := range strings.Split(string(data), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// serves stores an item in the memcached of pod through its pod IP, reads
+// it back, and returns the settings memcached runs with.
+func serves(ctx context.Context, pod corev1.Pod, size int) map[string]string {
+	GinkgoHelper()
+	Expect(pod.Status.PodIP).NotTo(BeEmpty())
+	mc, err := memcache.Dial(ctx, pod.Status.PodIP+":11211")
+	Expect(err).NotTo(HaveOccurred(), "pod %s", pod.Name)
+	defer func() { _ = mc.Close() }()
+	value := []byte(strings.Repeat(pod.Name[len(pod.Name)-5:], size/5+1)[:size])
+	Expect(mc.Set("node-suite", value)).To(Succeed(), "pod %s", pod.Name)
+	Expect(mc.Get("node-suite")).To(Equal(value), "pod %s", pod.Name)
+	settings, err := mc.StatsSettings()
+	Expect(err).NotTo(HaveOccurred())
+	return settings
+}

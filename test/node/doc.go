@@ -1,0 +1,37 @@
+/*
+Package node proves on the local cluster's real node (kubelet, containerd,
+runc, the CNI bridge and kube-proxy; see localcluster.Options.RealNode) what
+kwok's pods cannot: that the memcached the operator deploys starts and
+serves, and that the operator image runs as a pod.
+
+  - memcached_test.go, with the operator on the host (local webhooks): a
+    Memcached of size 3 gets three pods Running and Ready on the real node,
+    each storing and returning an item through its pod IP with 64 MiB for
+    items; the processes run as UID 11211 with no capabilities, seccomp,
+    no new privileges and a read-only root in a restricted namespace; a
+    memcached killed in its pod is restarted by kubelet while the pod leaves
+    the Service's EndpointSlice and the Memcached's readyReplicas drops;
+    scaling 3 -> 5 -> 1 keeps status.nodes equal to the running pods; a
+    restart of the operator with a proxy (credentials in the URL) puts the
+    six proxy variables into every memcached process's environment, a
+    restart without takes them out, a restart with the same values changes
+    nothing, each change is exactly one rollout; RELATED_IMAGE_MEMCACHED
+    set to a second tag rolls every Memcached once onto it.
+  - inclusteroperator_test.go: `kustomize build config/default | kubectl
+    apply` with cert-manager's controllers in the test process and the
+    operator image built from this tree: the manager pod is Ready on the
+    real node and reaches the API server through the kubernetes Service;
+    the API server calls its webhooks through their Service and refuses a
+    bad Memcached; a good one becomes serving memcached pods; /metrics
+    answers a bound ServiceAccount token and refuses an anonymous caller.
+  - localcluster_test.go: `make local-cluster LOCAL_CLUSTER_NODE=real` runs
+    a pod for real, and `make local-cluster-down` leaves no process, mount,
+    network interface or iptables rule behind; so does the suite's own
+    cluster when it stops.
+
+It needs root. `make test-node` builds what it runs (kubelet, kube-proxy,
+containerd, the control plane) and installs runc, the CNI plugins, iptables
+and memcached from Debian; images are built without Docker by package images
+and imported into containerd, since nothing may be pulled.
+*/
+package node

@@ -1,0 +1,370 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+)
+
+// proxyVariables are what the operator copies into every memcached
+// container, and nothing else of its environment.
+var proxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
+
+var _ = Describe("memcached on the real node", Ordered, func() {
+	const ns = "cache"
+	var (
+		c        *realCluster
+		op       *operatorproc.Operator
+		cache    *cachev1.Memcached
+		sessions *cachev1.Memcached
+	)
+
+	// startOperator runs the operator on the host, watching ns, with its
+	// webhooks in local mode, the given image and environment; the one
+	// running is stopped first.
+	startOperator := func(ctx context.Context, image string, env ...string) {
+		GinkgoHelper()
+		Expect(op.Stop(30 * time.Second)).To(Succeed())
+		var err error
+		op, err = operatorproc.Start(ctx, operatorproc.Options{
+			Binary:         operatorBinary,
+			Kubeconfig:     c.KubeconfigPath(),
+			LogPath:        filepath.Join(workDir, "operator.log"),
+			Webhooks:       operatorproc.WebhooksLocal,
+			WebhookCertDir: filepath.Join(workDir, "webhook-certs"),
+			WatchNamespace: ns,
+			Env:            append([]string{"RELATED_IMAGE_MEMCACHED=" + image}, env...),
+		})
+		Expect(err).NotTo(HaveOccurred())
+	}
+
+	BeforeAll(func(ctx SpecContext) {
+		c = startRealCluster(ctx, "cluster")
+		c.restrictedNamespace(ctx, ns)
+		startOperator(ctx, memcachedA.Ref)
+		DeferCleanup(func() error { return op.Stop(30 * time.Second) })
+	}, NodeTimeout(5*time.Minute))
+
+	AfterEach(func() {
+		if CurrentSpecReport().Failed() && op != nil {
+			GinkgoWriter.Println(op.Tail(40))
+		}
+	})
+
+	It("runs a Memcached of size 3 as three serving memcached pods with 64 MiB for items", func(ctx SpecContext) {
+		cache = gen.Memcached(ns, "cache", gen.WithSize(3))
+		start := time.Now()
+		Expect(c.k8s.Create(ctx, cache)).To(Succeed())
+		pods := c.serving(ctx, cache, 3, memcachedA.Ref)
+		AddReportEntry("size 3 serving", time.Since(start).Round(time.Millisecond).String())
+		for _, p := range pods {
+			settings := serves(ctx, p, 1000)
+			Expect(settings).To(HaveKeyWithValue("maxbytes", "67108864"), "pod %s", p.Name)
+			Expect(settings).To(HaveKeyWithValue("tcpport", "11211"), "pod %s", p.Name)
+		}
+	}, SpecTimeout(3*time.Minute))
+
+	It("runs memcached as the restricted profile asks: UID 11211, no capabilities, no new privileges, seccomp, read-only root", func(ctx SpecContext) {
+		pods, err := c.pods(ctx, cache)
+		Expect(err).NotTo(HaveOccurred())
+		for _, p := range pods {
+			pid := c.memcachedPID(ctx, p)
+			status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+			Expect(err).NotTo(HaveOccurred())
+			fields := map[string]string{}
+			for _, l := range strings.Split(string(status), "\n") {
+				if k, v, ok := strings.Cut(l, ":"); ok {
+					fields[k] = strings.Join(strings.Fields(v), " ")
+				}
+			}
+			uid := fmt.Sprint(images.MemcachedUID)
+			Expect(fields).To(HaveKeyWithValue("Uid", strings.Repeat(uid+" ", 3)+uid), "pod %s", p.Name)
+			Expect(fields).To(HaveKeyWithValue("Gid", strings.Repeat(uid+" ", 3)+uid), "pod %s", p.Name)
+			for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+				Expect(fields).To(HaveKeyWithValue(set, "0000000000000000"), "pod %s %s", p.Name, set)
+			}
+			Expect(fields).To(HaveKeyWithValue("NoNewPrivs", "1"), "pod %s", p.Name)
+			Expect(fields).To(HaveKeyWithValue("Seccomp", "2"), "pod %s: seccomp filter mode (RuntimeDefault)", p.Name)
+			Expect(rootMountOptions(pid)).To(ContainElement("ro"), "pod %s: root file system", p.Name)
+		}
+	})
+
+	It("restarts a crashing memcached; while it is down its pod leaves the Service's endpoints and readyReplicas drops", func(ctx SpecContext) {
+		pods, err := c.pods(ctx, cache)
+		Expect(err).NotTo(HaveOccurred())
+		victim := pods[0]
+		restarts := victim.Status.ContainerStatuses[0].RestartCount
+		restarted := func(n int32) func(Gomega) {
+			return func(g Gomega) {
+				p := &corev1.Pod{}
+				g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&victim), p)).To(Succeed())
+				g.Expect(p.Status.ContainerStatuses[0].RestartCount).To(Equal(n))
+				g.Expect(p.Status.ContainerStatuses[0].State.Running).NotTo(BeNil())
+			}
+		}
+
+		seen := &observations{}
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		defer stopWatching()
+		seen.watchEndpoints(watchCtx, c, ns, cache.Name, victim.Status.PodIP)
+		seen.watchReadyReplicas(watchCtx, c, cache)
+
+		// The first crash is restarted at once, often before anyone sees
+		// it; the second waits out kubelet's back-off (10 s), which is
+		// what a crash-looping memcached looks like from outside.
+		By("killing memcached in " + victim.Name + " twice with SIGKILL, as the OOM killer would")
+		Expect(syscall.Kill(c.memcachedPID(ctx, victim), syscall.SIGKILL)).To(Succeed())
+		eventually(ctx, restarted(restarts+1)).Should(Succeed())
+		p := &corev1.Pod{}
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&victim), p)).To(Succeed())
+		Expect(syscall.Kill(c.memcachedPID(ctx, *p), syscall.SIGKILL)).To(Succeed())
+		eventually(ctx, seen.endpointLeft).Should(BeTrue(), "the pod left the EndpointSlice (or was marked not ready)")
+		eventually(ctx, seen.minReady).Should(BeNumerically("<", 3), "status.readyReplicas dropped while memcached was down")
+
+		By("waiting for kubelet to bring it back")
+		eventually(ctx, restarted(restarts+2)).Should(Succeed())
+		pods = c.serving(ctx, cache, 3, memcachedA.Ref)
+		Expect(pods[0].Name).To(Equal(victim.Name), "the same pod, its container restarted")
+		eventually(ctx, seen.endpointBack).Should(BeTrue(), "the pod is back in the EndpointSlice, ready")
+		serves(ctx, pods[0], 100)
+	}, SpecTimeout(3*time.Minute))
+
+	It("keeps status.nodes equal to the running pods while scaling 3 -> 5 -> 1", func(ctx SpecContext) {
+		for _, size := range []int32{5, 1} {
+			patch := client.MergeFrom(cache.DeepCopy())
+			cache.Spec.Size = ptr.To(size)
+			Expect(c.k8s.Patch(ctx, cache, patch)).To(Succeed())
+			pods := c.serving(ctx, cache, int(size), memcachedA.Ref)
+			for _, p := range pods {
+				serves(ctx, p, 100)
+			}
+		}
+	}, SpecTimeout(3*time.Minute))
+
+	It("puts the proxy into every memcached process and takes it out again, one rollout each", func(ctx SpecContext) {
+		sessions = gen.Memcached(ns, "sessions", gen.WithSize(2))
+		Expect(c.k8s.Create(ctx, sessions)).To(Succeed())
+		c.serving(ctx, sessions, 2, memcachedA.Ref)
+		c.serving(ctx, cache, 1, memcachedA.Ref)
+
+		password := fmt.Sprintf("pw%d", time.Now().UnixNano())
+		proxy := []string{
+			"HTTP_PROXY=http://proxyuser:" + password + "@proxy.internal.invalid:3128",
+			"HTTPS_PROXY=http://proxyuser:" + password + "@proxy.internal.invalid:3129",
+			"NO_PROXY=.cluster.local,.svc,10.0.0.0/8",
+		}
+		want := map[string]string{}
+		for _, kv := range proxy {
+			k, v, _ := strings.Cut(kv, "=")
+			want[k], want[strings.ToLower(k)] = v, v
+		}
+
+		By("restarting the operator with the proxy set")
+		rollouts := c.rolloutCounts(ctx, cache, sessions)
+		startOperator(ctx, memcachedA.Ref, proxy...)
+		for _, mc := range []*cachev1.Memcached{cache, sessions} {
+			size := int(ptr.Deref(mc.Spec.Size, 0))
+			eventually(ctx, func(g Gomega) {
+				pods := c.serving(ctx, mc, size, memcachedA.Ref)
+				for _, p := range pods {
+					env := environ(c.memcachedPID(ctx, p))
+					for k, v := range want {
+						g.Expect(env).To(HaveKeyWithValue(k, v), "memcached of pod %s", p.Name)
+					}
+				}
+			}).Should(Succeed())
+		}
+		c.expectOneRolloutEach(ctx, rollouts)
+
+		By("restarting it with the same proxy: nothing changes")
+		rollouts = c.rolloutCounts(ctx, cache, sessions)
+		generations := c.generations(ctx, cache, sessions)
+		startOperator(ctx, memcachedA.Ref, proxy...)
+		eventually(ctx, op.Reconciles).Should(BeNumerically(">=", 2), "the new operator reconciled both")
+		Expect(c.generations(ctx, cache, sessions)).To(Equal(generations))
+		Expect(c.rolloutCounts(ctx, cache, sessions)).To(Equal(rollouts))
+
+		By("restarting it without the proxy")
+		startOperator(ctx, memcachedA.Ref)
+		for _, mc := range []*cachev1.Memcached{cache, sessions} {
+			size := int(ptr.Deref(mc.Spec.Size, 0))
+			eventually(ctx, func(g Gomega) {
+				pods := c.serving(ctx, mc, size, memcachedA.Ref)
+				for _, p := range pods {
+					env := environ(c.memcachedPID(ctx, p))
+					for _, k := range proxyVariables {
+						g.Expect(env).NotTo(HaveKey(k), "memcached of pod %s", p.Name)
+					}
+				}
+			}).Should(Succeed())
+		}
+		c.expectOneRolloutEach(ctx, rollouts)
+		Expect(os.ReadFile(op.LogPath())).NotTo(ContainSubstring(password), "the proxy password in the operator's log")
+	}, SpecTimeout(6*time.Minute))
+
+	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names", func(ctx SpecContext) {
+		rollouts := c.rolloutCounts(ctx, cache, sessions)
+		startOperator(ctx, memcachedB.Ref)
+		for _, mc := range []*cachev1.Memcached{cache, sessions} {
+			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedB.Ref) {
+				Expect(p.Status.ContainerStatuses[0].Image).To(Equal(memcachedB.Ref))
+				serves(ctx, p, 100)
+			}
+		}
+		c.expectOneRolloutEach(ctx, rollouts)
+	}, SpecTimeout(4*time.Minute))
+})
+
+// rootMountOptions are the mount options of a process's root file system.
+func rootMountOptions(pid int) []string {
+	GinkgoHelper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", pid))
+	Expect(err).NotTo(HaveOccurred())
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 5 && f[4] == "/" {
+			return strings.Split(f[5], ",")
+		}
+	}
+	Fail(fmt.Sprintf("no root mount in /proc/%d/mountinfo", pid))
+	return nil
+}
+
+// rolloutCounts is each Memcached's Deployment's revision: the Deployment
+// controller counts one per rollout, also when a rollout returns to an
+// earlier pod template and so reuses its ReplicaSet.
+func (c *realCluster) rolloutCounts(ctx context.Context, mcs ...*cachev1.Memcached) map[string]int {
+	GinkgoHelper()
+	out := map[string]int{}
+	for _, mc := range mcs {
+		d := &appsv1.Deployment{}
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
+		rev, err := strconv.Atoi(d.Annotations["deployment.kubernetes.io/revision"])
+		Expect(err).NotTo(HaveOccurred(), "Deployment %s revision", d.Name)
+		out[mc.Name] = rev
+	}
+	return out
+}
+
+// generations are the Deployments' metadata.generation: any write of their
+// spec moves it.
+func (c *realCluster) generations(ctx context.Context, mcs ...*cachev1.Memcached) map[string]int64 {
+	GinkgoHelper()
+	out := map[string]int64{}
+	for _, mc := range mcs {
+		d := &appsv1.Deployment{}
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
+		out[mc.Name] = d.Generation
+	}
+	return out
+}
+
+// expectOneRolloutEach checks that each Deployment has rolled out exactly
+// once since before, and finished.
+func (c *realCluster) expectOneRolloutEach(ctx context.Context, before map[string]int) {
+	GinkgoHelper()
+	want := map[string]int{}
+	for name, n := range before {
+		want[name] = n + 1
+	}
+	eventually(ctx, func(g Gomega) {
+		for name := range before {
+			d := &appsv1.Deployment{}
+			g.Expect(c.k8s.Get(ctx, client.ObjectKey{Namespace: "cache", Name: name}, d)).To(Succeed())
+			g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
+			g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 0)))
+			g.Expect(d.Status.Replicas).To(Equal(ptr.Deref(d.Spec.Replicas, 0)))
+		}
+	}).Should(Succeed())
+	var mcs []*cachev1.Memcached
+	for name := range before {
+		mcs = append(mcs, gen.Memcached("cache", name))
+	}
+	Expect(c.rolloutCounts(ctx, mcs...)).To(Equal(want))
+}
+
+// observations records, from watches, what a short outage looks like from
+// outside: whether a pod's address left its Service's EndpointSlice (or was
+// marked not ready) and came back, and the lowest readyReplicas a
+// Memcached's status showed.
+type observations struct {
+	mu             sync.Mutex
+	left, back     bool
+	minReadyStatus int32
+	readySeen      bool
+}
+
+func (o *observations) endpointLeft() bool { o.mu.Lock(); defer o.mu.Unlock(); return o.left }
+func (o *observations) endpointBack() bool { o.mu.Lock(); defer o.mu.Unlock(); return o.back }
+func (o *observations) minReady() int32    { o.mu.Lock(); defer o.mu.Unlock(); return o.minReadyStatus }
+
+func (o *observations) watchEndpoints(ctx context.Context, c *realCluster, ns, service, ip string) {
+	GinkgoHelper()
+	w, err := c.k8s.Watch(ctx, &discoveryv1.EndpointSliceList{}, client.InNamespace(ns),
+		client.MatchingLabels{discoveryv1.LabelServiceName: service})
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer GinkgoRecover()
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+			if !ok || ev.Type == watch.Error {
+				continue
+			}
+			ready := false
+			for _, e := range s.Endpoints {
+				if len(e.Addresses) > 0 && e.Addresses[0] == ip && ptr.Deref(e.Conditions.Ready, false) {
+					ready = true
+				}
+			}
+			o.mu.Lock()
+			if !ready {
+				o.left = true
+			} else if o.left {
+				o.back = true
+			}
+			o.mu.Unlock()
+		}
+	}()
+}
+
+func (o *observations) watchReadyReplicas(ctx context.Context, c *realCluster, mc *cachev1.Memcached) {
+	GinkgoHelper()
+	w, err := c.k8s.Watch(ctx, &cachev1.MemcachedList{}, client.InNamespace(mc.Namespace))
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer GinkgoRecover()
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			got, ok := ev.Object.(*cachev1.Memcached)
+			if !ok || got.Name != mc.Name {
+				continue
+			}
+			o.mu.Lock()
+			if !o.readySeen || got.Status.ReadyReplicas < o.minReadyStatus {
+				o.minReadyStatus, o.readySeen = got.Status.ReadyReplicas, true
+			}
+			o.mu.Unlock()
+		}
+	}()
+}
