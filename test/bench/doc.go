@@ -4,7 +4,7 @@ how fast it converges, what it costs the API server, how much memory it
 holds, and what its admission webhooks add to every create. It is a program,
 not a test: it prints a table, writes docs/bench/results.json and the plot
 docs/bench/converge.svg, and fails only when a scenario cannot complete. The
-issue's targets are reported, never asserted. docs/benchmarks.md holds the
+targets (targets.go) are reported, never asserted. docs/benchmarks.md holds the
 published figures.
 
 	go run ./test/bench -n 1000                 # the published figures (~25 min)
@@ -13,7 +13,7 @@ published figures.
 
 # What it runs
 
-A local cluster (test/localcluster: etcd, kube-apiserver,
+A local cluster (test/framework/localcluster: etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and kwok, with enough fake nodes for
 every pod the run makes), the Memcached CRD, and the operator built from this
 tree with `go build`, run as its own process, so that its CPU time

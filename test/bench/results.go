@@ -208,7 +208,7 @@ type webhookLatency struct {
 	Within5ms float64 `json:"within5ms"`
 }
 
-// target is one of the issue's targets and whether this run met it.
+// target is one of the targets and whether this run met it.
 type target struct {
 	Name   string `json:"name"`
 	Target string `json:"target"`

@@ -20,7 +20,7 @@ const (
 	handlerHistogram          = "controller_runtime_webhook_latency_seconds"
 )
 
-// webhookTarget is the bound on a webhook call's p99.
+// webhookTarget is the bound on a webhook call's p99.
 const webhookTarget = 0.005
 
 // webhook measures what the admission webhooks add to a Memcached create:

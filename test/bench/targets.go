@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// The targets.
+// The targets the bench reports each run against.
 const (
 	// extraWritesPerObject is what a create may cost beyond one write per
 	// owned object.
@@ -15,7 +15,7 @@ const (
 	rssRatioTarget = 1.1
 )
 
-// evaluateTargets checks the targets against what ran. A scenario
+// evaluateTargets checks the targets against what ran. A scenario
 // that did not run has no row; a bench does not fail on a missed target.
 func evaluateTargets(r *results) []target {
 	var out []target

@@ -1,23 +1,23 @@
 /*
 Package e2e proves the operator's `kubectl apply` install path end to end on
-the local cluster of test/localcluster, with cert-manager's real code issuing
+the local cluster of test/framework/localcluster, with cert-manager's real code issuing
 and renewing the webhook certificate. Its tests are all in _test files:
 
   - manifests_test.go (plain Go test, no cluster): decodes
     `kustomize build config/default` into cert-manager's API types and checks
     that each Certificate names its Service and lands in the manager's volume.
   - e2e_suite_test.go and webhook_certs_test.go (ginkgo, the local cluster):
-    cert-manager's controllers and CA injector run in the test process (its
-    command modules are not served by the module proxy; its pkg/controller
-    and pkg/controller/cainjector are), config/default is applied with
+    cert-manager's controllers and CA injector run in the test process
+    (test/framework/certmanager), config/default is applied with
     bin/kubectl, the operator binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
 
-Pods run no processes on the local cluster (kwok only marks them Running), so
-the operator runs on the host and the test stands in for kubelet in two ways,
+The cluster's pods are kwok's, so the operator runs on the host and the test
+stands in for kubelet in two ways (test/node runs the same install with the
+operator as a real pod and no stand-in),
 each said where it happens: it copies the certificate Secret to the files the
-operator reads, as kubelet does for a mounted Secret (test/secretvolume), and
+operator reads, as kubelet does for a mounted Secret (test/framework/secretvolume), and
 it routes the API server's webhook calls to the host.
 
 `make test-e2e` runs it; KUBEBUILDER_ASSETS names the control plane binaries

@@ -1,7 +1,7 @@
 /*
 Package olm proves the Operator Lifecycle Manager install path end to end:
 the committed bundle/ is installed by a real OLM (v0) Subscription on a local
-cluster (test/localcluster) that has an OpenShift cluster-wide proxy, and then
+cluster (test/framework/localcluster) that has an OpenShift cluster-wide proxy, and then
 upgraded to a second bundle version.
 
 Nothing runs in a container. OLM's olm and catalog operators run as host

@@ -1,7 +1,10 @@
 /*
-Package security holds the operator's security tests (issue #9, item 7). It
-runs under `make test-faults`: its ginkgo suite starts a local cluster
-(test/localcluster) and the operator binary (test/operatorproc).
+Package security proves the operator's security claims: least-privilege
+RBAC, Pod Security, authenticated metrics, TLS versions and proxy
+credentials kept out of everything but the Deployments. It runs under
+`make test-security`: its ginkgo suite starts a local cluster
+(test/framework/localcluster) and the operator binary
+(test/framework/operatorproc).
 
 Plain Go tests, no cluster:
 
