@@ -16,9 +16,9 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
-func deploymentStatus(gen, observed int64, replicas, updated, ready int32) *appsv1.Deployment {
+func deploymentStatus(generation, observed int64, replicas, updated, ready int32) *appsv1.Deployment {
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Generation: gen},
+		ObjectMeta: metav1.ObjectMeta{Generation: generation},
 		Status: appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: replicas,
 			UpdatedReplicas: updated, ReadyReplicas: ready},
 	}

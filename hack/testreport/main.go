@@ -79,117 +79,143 @@ func main() {
 // (printed); a package that fails without a failed test (a panic, a timeout)
 // prints everything it held.
 func report(in io.Reader, out io.Writer, verbose bool) ([]Result, error) {
-	// held is the output of each package's tests not yet printed or dropped.
-	held := map[string]map[string][]string{}
-	flush := func(pkg, test string) error {
-		for t, lines := range held[pkg] {
-			if test != "" && t != test {
-				continue
-			}
-			for _, l := range lines {
-				if _, err := io.WriteString(out, l); err != nil {
-					return err
-				}
-			}
-			delete(held[pkg], t)
-		}
-		return nil
-	}
-	byPkg := map[string]*Result{}
-	var order []string
-	get := func(pkg string) *Result {
-		r, ok := byPkg[pkg]
-		if !ok {
-			r = &Result{Package: pkg}
-			byPkg[pkg] = r
-			order = append(order, pkg)
-		}
-		return r
-	}
+	r := &reporter{out: out, verbose: verbose, byPkg: map[string]*Result{}, held: map[string]map[string][]string{}}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		line := sc.Bytes()
 		var e event
-		if json.Unmarshal(line, &e) != nil || e.Action == "" {
-			if _, err := fmt.Fprintf(out, "%s\n", line); err != nil {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action == "" {
+			if _, err := fmt.Fprintf(out, "%s\n", sc.Bytes()); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if e.Package == "" {
-			if e.Action == "output" || e.Action == "build-output" {
-				if _, err := io.WriteString(out, e.Output); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		r := get(e.Package)
-		switch e.Action {
-		case "output", "build-output":
-			if e.Test != "" && !verbose {
-				if held[e.Package] == nil {
-					held[e.Package] = map[string][]string{}
-				}
-				held[e.Package][e.Test] = append(held[e.Package][e.Test], e.Output)
-			} else if e.Output != "PASS\n" || verbose {
-				// The binary's closing PASS, which plain go test shows
-				// only with -v.
-				if _, err := io.WriteString(out, e.Output); err != nil {
-					return nil, err
-				}
-			}
-			if m := ranSpecs.FindStringSubmatch(e.Output); m != nil {
-				ran, _ := strconv.Atoi(m[1])
-				total, _ := strconv.Atoi(m[2])
-				r.GinkgoSpecs += total
-				r.GinkgoSkipped += total - ran
-			}
-		case "run":
-			if e.Test != "" {
-				r.Tests++
-			}
-		case "skip":
-			if e.Test != "" {
-				r.SkippedTests = append(r.SkippedTests, e.Test)
-			} else if r.Outcome == "" {
-				r.Outcome = "none"
-			}
-		case "pass":
-			if e.Test == "" {
-				r.Outcome = e.Action
-			} else {
-				delete(held[e.Package], e.Test)
-			}
-		case "fail":
-			if e.Test == "" {
-				r.Outcome = e.Action
-			}
-			if err := flush(e.Package, e.Test); err != nil {
-				return nil, err
-			}
+		if err := r.handle(e); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	results := make([]Result, 0, len(order))
-	for _, pkg := range order {
-		r := byPkg[pkg]
-		if r.Outcome == "pass" && r.Tests > 0 && len(r.SkippedTests) == r.Tests {
-			r.Outcome = "skip"
-		}
-		if r.Outcome == "pass" && r.GinkgoSpecs > 0 && r.GinkgoSkipped == r.GinkgoSpecs {
-			r.Outcome = "skip"
-		}
-		if r.Outcome == "" {
-			// No final event: the run was cut short.
-			r.Outcome = "fail"
-		}
-		results = append(results, *r)
+	return r.results(), nil
+}
+
+// reporter is report's state.
+type reporter struct {
+	out     io.Writer
+	verbose bool
+	byPkg   map[string]*Result
+	order   []string
+	// held is the output of each package's tests not yet printed or
+	// dropped, by package and test.
+	held map[string]map[string][]string
+}
+
+func (r *reporter) result(pkg string) *Result {
+	res, ok := r.byPkg[pkg]
+	if !ok {
+		res = &Result{Package: pkg}
+		r.byPkg[pkg] = res
+		r.order = append(r.order, pkg)
 	}
-	return results, nil
+	return res
+}
+
+func (r *reporter) handle(e event) error {
+	if e.Package == "" {
+		if e.Action == "output" || e.Action == "build-output" {
+			_, err := io.WriteString(r.out, e.Output)
+			return err
+		}
+		return nil
+	}
+	res := r.result(e.Package)
+	switch e.Action {
+	case "output", "build-output":
+		if m := ranSpecs.FindStringSubmatch(e.Output); m != nil {
+			ran, _ := strconv.Atoi(m[1])
+			total, _ := strconv.Atoi(m[2])
+			res.GinkgoSpecs += total
+			res.GinkgoSkipped += total - ran
+		}
+		return r.output(e)
+	case "run":
+		if e.Test != "" {
+			res.Tests++
+		}
+	case "skip":
+		if e.Test != "" {
+			res.SkippedTests = append(res.SkippedTests, e.Test)
+		} else if res.Outcome == "" {
+			res.Outcome = "none"
+		}
+	case "pass":
+		if e.Test == "" {
+			res.Outcome = e.Action
+		}
+		delete(r.held[e.Package], e.Test)
+	case "fail":
+		if e.Test == "" {
+			res.Outcome = e.Action
+		}
+		return r.flush(e.Package, e.Test)
+	}
+	return nil
+}
+
+// output prints a package's own lines (but the closing PASS, which plain go
+// test shows only with -v) and holds a test's, unless verbose.
+func (r *reporter) output(e event) error {
+	if e.Test != "" && !r.verbose {
+		if r.held[e.Package] == nil {
+			r.held[e.Package] = map[string][]string{}
+		}
+		r.held[e.Package][e.Test] = append(r.held[e.Package][e.Test], e.Output)
+		return nil
+	}
+	if e.Test == "" && e.Output == "PASS\n" && !r.verbose {
+		return nil
+	}
+	_, err := io.WriteString(r.out, e.Output)
+	return err
+}
+
+// flush prints what a failed test (or, for "", every test of a failed
+// package) held.
+func (r *reporter) flush(pkg, test string) error {
+	for t, lines := range r.held[pkg] {
+		if test != "" && t != test {
+			continue
+		}
+		for _, l := range lines {
+			if _, err := io.WriteString(r.out, l); err != nil {
+				return err
+			}
+		}
+		delete(r.held[pkg], t)
+	}
+	return nil
+}
+
+// results are the packages in the order they were first seen, with their
+// outcome settled: a package that ran only skips is skipped, one with no
+// final event (the run was cut short) failed.
+func (r *reporter) results() []Result {
+	out := make([]Result, 0, len(r.order))
+	for _, pkg := range r.order {
+		res := r.byPkg[pkg]
+		if res.Outcome == "pass" && res.Tests > 0 && len(res.SkippedTests) == res.Tests {
+			res.Outcome = "skip"
+		}
+		if res.Outcome == "pass" && res.GinkgoSpecs > 0 && res.GinkgoSkipped == res.GinkgoSpecs {
+			res.Outcome = "skip"
+		}
+		if res.Outcome == "" {
+			res.Outcome = "fail"
+		}
+		out = append(out, *res)
+	}
+	return out
 }
 
 func appendResults(path string, results []Result) error {

@@ -135,13 +135,14 @@ func write(ref, archive string, entries []entry, cfg v1.Config) (Image, error) {
 	return Image{Ref: ref, Archive: archive}, nil
 }
 
-// hostFile is an entry holding the content of a file of this machine.
-func hostFile(src, dst string, mode int64) (entry, error) {
+// hostExecutable is an entry holding the content of an executable (or a
+// shared library) of this machine, mode 0755.
+func hostExecutable(src, dst string) (entry, error) {
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return entry{}, err
 	}
-	return entry{path: dst, mode: mode, data: data}, nil
+	return entry{path: dst, mode: 0o755, data: data}, nil
 }
 
 // defaultPath is PATH in every image, as in Debian's and distroless's.

@@ -24,7 +24,7 @@ const memcachedBinary = "/usr/bin/memcached"
 // name the memcache user. It runs as that user by default, with memcached as
 // its entrypoint. `make node-packages` installs the package.
 func Memcached(dir, ref string) (Image, error) {
-	bin, err := hostFile(memcachedBinary, "/usr/local/bin/memcached", 0o755)
+	bin, err := hostExecutable(memcachedBinary, "/usr/local/bin/memcached")
 	if err != nil {
 		return Image{}, fmt.Errorf("%w (make node-packages installs Debian's memcached)", err)
 	}
@@ -45,7 +45,7 @@ func Memcached(dir, ref string) (Image, error) {
 		if err != nil {
 			return Image{}, err
 		}
-		e, err := hostFile(real, lib, 0o755)
+		e, err := hostExecutable(real, lib)
 		if err != nil {
 			return Image{}, err
 		}

@@ -44,7 +44,7 @@ func operatorImage(dir, ref, bin string) (Image, error) {
 	if dst == "." || strings.HasSuffix(dst, "/") {
 		dst = path.Join(stage.WorkingDir, dst, "manager")
 	}
-	e, err := hostFile(bin, dst, 0o755)
+	e, err := hostExecutable(bin, dst)
 	if err != nil {
 		return Image{}, err
 	}

@@ -19,7 +19,7 @@ func Pause(ctx context.Context, dir, ref string) (Image, error) {
 	if err := buildStatic(ctx, bin, "./test/framework/images/pause"); err != nil {
 		return Image{}, err
 	}
-	e, err := hostFile(bin, "/pause", 0o755)
+	e, err := hostExecutable(bin, "/pause")
 	if err != nil {
 		return Image{}, err
 	}

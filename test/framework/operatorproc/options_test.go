@@ -77,7 +77,7 @@ func TestOwnFlagsFollowTheGivenArgsAndExtraArgsComeLast(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	err := Options{Webhooks: "sometimes", MetricsCertDir: "/m"}.validate()
-	for _, want := range []string{"Binary", "Kubeconfig", "LogPath", `"sometimes"`, "SecureMetrics"} {
+	for _, want := range []string{"option Binary", "option Kubeconfig", "option LogPath", `"sometimes"`, "SecureMetrics"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("validate() = %v, want it to name %s", err, want)
 		}

@@ -56,7 +56,7 @@ func (o Options) validate() error {
 	var errs []error
 	for name, v := range map[string]string{"Binary": o.Binary, "Kubeconfig": o.Kubeconfig, "LogPath": o.LogPath} {
 		if v == "" {
-			errs = append(errs, fmt.Errorf("Options.%s is empty", name))
+			errs = append(errs, fmt.Errorf("option %s is empty", name))
 		}
 	}
 	switch o.Webhooks {
