@@ -27,6 +27,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
+	if o.render {
+		r, err := readResults(o.out)
+		if err == nil {
+			err = updateReport(o.doc, r)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("bench: %s rewritten from %s\n", o.doc, o.out)
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -116,9 +128,19 @@ func run(ctx context.Context, o options) (err error) {
 	if err := writePlot(o.plot, b.res); err != nil {
 		return fmt.Errorf("writing %s: %w", o.plot, err)
 	}
+	if o.doc != "" {
+		if err := updateReport(o.doc, b.res); err != nil {
+			return err
+		}
+	}
 	fmt.Printf("bench: results in %s, plot in %s (%.0fs)\n", o.out, o.plot, b.res.DurationSeconds)
 	if len(failed) > 0 {
 		return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
+	}
+	// A smoke run is small and on a loaded machine, so times mean little,
+	// but counts do not depend on either.
+	if missed := missedCounted(b.res.Targets); o.smoke && len(missed) > 0 {
+		return fmt.Errorf("counted targets missed: %s", strings.Join(missed, "; "))
 	}
 	return nil
 }

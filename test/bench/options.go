@@ -57,9 +57,13 @@ type options struct {
 	smoke     bool
 
 	out, plot string
-	binDir    string
-	workDir   string
-	keep      bool
+	// doc is the document whose generated section the results rewrite;
+	// render does only that, from the results file out, and runs nothing.
+	doc     string
+	render  bool
+	binDir  string
+	workDir string
+	keep    bool
 	// operatorArgs are added to the operator's command line, after the
 	// bench's own flags (so they win).
 	operatorArgs []string
@@ -102,6 +106,8 @@ func parseOptions(args []string) (options, error) {
 	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m unless set, "+
 		"results and plot in the work directory unless -out/-plot are set; fails only if a scenario cannot complete")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.doc, "doc", "", "document whose generated section the results rewrite (default docs/benchmarks.md; none with -smoke)")
+	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated section from the results file -out")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
@@ -137,6 +143,9 @@ func parseOptions(args []string) (options, error) {
 		}
 		if o.plot == "" {
 			o.plot = filepath.Join(repo.Root(), "docs", "bench", "converge.svg")
+		}
+		if o.doc == "" {
+			o.doc = filepath.Join(repo.Root(), "docs", "benchmarks.md")
 		}
 	}
 	return o, o.validate()

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// The committed document shows what the committed results file holds:
+// neither is edited without the other (go run ./test/bench -render).
+func TestCommittedReportMatchesTheResults(t *testing.T) {
+	r, err := readResults(filepath.Join(repo.Root(), "docs", "bench", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(repo.Root(), "docs", "benchmarks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := withReport(doc, report(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(doc) {
+		t.Error("docs/benchmarks.md's generated section is not what docs/bench/results.json says: run go run ./test/bench -render")
+	}
+}
+
+func TestWithReport(t *testing.T) {
+	doc := []byte("intro\n" + reportBegin + "\nold\n" + reportEnd + "\noutro\n")
+	got, err := withReport(doc, "\nnew\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "intro\n" + reportBegin + "\n\nnew\n" + reportEnd + "\noutro\n"; string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := withReport([]byte("no markers"), "x"); err == nil {
+		t.Error("a document without the markers was accepted")
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	for n, want := range map[int]string{7: "7", 1000: "1,000", 10000: "10,000", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for s, want := range map[float64]string{20: "20 s", 815.04: "13 min 35 s", 300: "5 min 0 s"} {
+		if got := duration(s); got != want {
+			t.Errorf("duration(%v) = %q, want %q", s, got, want)
+		}
+	}
+}
