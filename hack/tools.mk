@@ -110,22 +110,22 @@ olm-manifests: ## Download OLM's CRDs and the OpenShift Proxy CRD into the modul
 	@test -f "$(OPENSHIFT_PROXY_CRD)" || { echo "the OpenShift Proxy CRD not found at '$(OPENSHIFT_PROXY_CRD)': go mod download in hack/tools/olm failed" >&2; exit 1; }
 
 .PHONY: kustomize
-kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
+kustomize: $(KUSTOMIZE) ## Build kustomize into bin/ from the module proxy if necessary.
 $(KUSTOMIZE): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
 .PHONY: controller-gen
-controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen into bin/ from the module proxy if necessary.
 $(CONTROLLER_GEN): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
 
 .PHONY: golangci-lint
-golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint into bin/ from the module proxy if necessary.
 $(GOLANGCI_LINT): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
 
 .PHONY: ginkgo
-ginkgo: $(GINKGO) ## Download ginkgo locally if necessary.
+ginkgo: $(GINKGO) ## Build ginkgo into bin/ from the module proxy if necessary.
 $(GINKGO): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(GINKGO),github.com/onsi/ginkgo/v2/ginkgo,$(GINKGO_VERSION))
 
@@ -280,7 +280,7 @@ define go-install-tool
 @[ -f "$(1)-$(3)" ] || { \
 set -e; \
 package=$(2)@$(3) ;\
-echo "Downloading $${package}" ;\
+echo "Building $${package} from the module proxy" ;\
 rm -f "$(1)" ;\
 GOBIN="$(abspath $(LOCALBIN))" $(TOOLS_GO) install $${package} ;\
 mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ;\
