@@ -162,29 +162,3 @@ func TestOperatorImageAgreesWithTheDockerfile(t *testing.T) {
 		t.Errorf("/etc/passwd lacks the nonroot user:\n%s", data["/etc/passwd"])
 	}
 }
-
-func TestMemcachedImage(t *testing.T) {
-	img, err := Memcached(t.TempDir(), "localhost/memcached:test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, headers, data := files(t, img)
-	if cfg.User != "11211:11211" || !cmp.Equal(cfg.Entrypoint, []string{"memcached"}) {
-		t.Errorf("user %q entrypoint %v", cfg.User, cfg.Entrypoint)
-	}
-	if headers["/usr/local/bin/memcached"] == nil || headers["/tmp"] == nil || headers["/tmp"].Mode&0o1777 != 0o1777 {
-		t.Error("missing /usr/local/bin/memcached or a world-writable /tmp")
-	}
-	libs, err := sharedLibraries(memcachedBinary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lib := range libs {
-		if len(data[lib]) == 0 {
-			t.Errorf("library %s missing", lib)
-		}
-	}
-	if !strings.Contains(string(data["/etc/passwd"]), "memcache:x:11211:11211:") {
-		t.Errorf("/etc/passwd lacks memcache:\n%s", data["/etc/passwd"])
-	}
-}
