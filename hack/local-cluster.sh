@@ -23,7 +23,9 @@ up() {
     go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
     args=(--dir "$dir" --bin-dir "$bin_dir")
     [[ ${LOCAL_CLUSTER_NODE:-} != real ]] || args+=(--real-node)
-    nohup "$root/bin/local-cluster" "${args[@]}" >"$dir/local-cluster.log" 2>&1 &
+    # A session of its own: a Ctrl-C of make run (or of the terminal that
+    # ran make local-cluster) must not reach the cluster, which outlives them.
+    setsid "$root/bin/local-cluster" "${args[@]}" </dev/null >"$dir/local-cluster.log" 2>&1 &
     echo $! >"$pidfile"
     # The launcher writes the kubeconfig once every component is up.
     for _ in $(seq 1 240); do

@@ -47,5 +47,6 @@ fi
 
 "$KUSTOMIZE" build "$root/config/crd" | "$KUBECTL" apply --server-side -f -
 cd "$root"
+# The health probe answers this host only: nothing probes a host process.
 exec go run ./main.go --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
-  --webhook-manifests="$root/config/webhook/manifests.yaml" ${RUN_ARGS:-} "$@"
+  --webhook-manifests="$root/config/webhook/manifests.yaml" --health-probe-bind-address=127.0.0.1:8081 ${RUN_ARGS:-} "$@"

@@ -12,6 +12,13 @@ and renewing the webhook certificate. Its tests are all in _test files:
     bin/kubectl, the operator binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
+  - makerun_test.go: the README's first command as a new user runs it, with
+    no cluster configured (a fresh HOME, no KUBECONFIG): make run starts
+    the local cluster and the operator and prints the commands for a second
+    terminal, which work; a bad Memcached is refused by the webhooks; Ctrl-C
+    stops the operator (its webhooks go) but not the cluster, which keeps
+    the user's objects until make local-cluster-down, which leaves no
+    process behind.
 
 The cluster's pods are kwok's, so the operator runs on the host and the test
 stands in for kubelet in two ways (test/node runs the same install with the
