@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -49,6 +50,13 @@ var _ = Describe("kill -9 of the operator during a rollout", func() {
 		Eventually(created).WithContext(ctx).WithTimeout(set.timeout()).Should(Receive(Succeed()))
 		set.waitConverged(ctx)
 		Expect(op.Running()).To(BeTrue(), "the last operator exited:\n%s", op.Tail(30))
+		// A restart picks up where the killed operator was: nothing it finds
+		// half-done is an error (docs/reliability.md says so).
+		log, err := os.ReadFile(op.LogPath())
+		Expect(err).NotTo(HaveOccurred())
+		for _, line := range strings.Split(string(log), "\n") {
+			Expect(line).NotTo(ContainSubstring(`"level":"error"`), "an error in the operator's log across the kills")
+		}
 
 		AddReportEntry("crash rollout", fmt.Sprintf("%d Memcached (%d pods), %d kills (seed %d):\n%s\nall converged %s after the first create",
 			len(set.names), set.pods(), len(points), GinkgoRandomSeed(), strings.Join(kills, "\n"), time.Since(start).Round(time.Millisecond)))

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -47,16 +48,21 @@ var _ = Describe("drift of the owned objects", Ordered, func() {
 	}, NodeTimeout(5*time.Minute))
 
 	DescribeTable("is undone",
-		func(ctx SpecContext, obj client.Object, drift func(context.Context, client.Object) error) {
+		// recreated says whether the repair is a new object (a deleted one
+		// comes back with a new UID) or the same one edited back.
+		func(ctx SpecContext, obj client.Object, drift func(context.Context, client.Object) error, recreated bool) {
 			Expect(k8s.Get(ctx, key, obj)).To(Succeed())
 			uid := obj.GetUID()
 			start := time.Now()
 			Expect(drift(ctx, obj)).To(Succeed())
 
-			deleted := false
 			Eventually(func(g Gomega) {
 				g.Expect(k8s.Get(ctx, key, obj)).To(Succeed())
-				deleted = obj.GetUID() != uid
+				if recreated {
+					g.Expect(obj.GetUID()).NotTo(Equal(uid), "a new object in place of the deleted one")
+				} else {
+					g.Expect(obj.GetUID()).To(Equal(uid), "the same object, edited back")
+				}
 				d := &appsv1.Deployment{}
 				g.Expect(k8s.Get(ctx, key, d)).To(Succeed())
 				g.Expect(d.Spec.Replicas).To(Equal(want.Spec.Replicas))
@@ -69,35 +75,41 @@ var _ = Describe("drift of the owned objects", Ordered, func() {
 				g.Expect(problems).To(BeEmpty())
 			}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 			AddReportEntry(fmt.Sprintf("drift %s: restored", CurrentSpecReport().LeafNodeText),
-				fmt.Sprintf("%s (recreated: %t)", time.Since(start).Round(time.Millisecond), deleted))
+				fmt.Sprintf("%s (recreated: %t)", time.Since(start).Round(time.Millisecond), recreated))
 		},
 		Entry("Deployment scaled by hand", &appsv1.Deployment{}, update(func(d *appsv1.Deployment) {
 			d.Spec.Replicas = ptr.To[int32](5)
-		})),
+		}), false),
 		Entry("Deployment image edited", &appsv1.Deployment{}, update(func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Image = "docker.io/library/memcached:1.5-alpine"
-		})),
+		}), false),
 		Entry("Deployment proxy env edited", &appsv1.Deployment{}, update(func(d *appsv1.Deployment) {
 			for i, e := range d.Spec.Template.Spec.Containers[0].Env {
 				if e.Name == "HTTPS_PROXY" {
 					d.Spec.Template.Spec.Containers[0].Env[i].Value = "http://elsewhere.example:3128"
 				}
 			}
-		})),
-		Entry("Service deleted", &corev1.Service{}, remove),
-		Entry("PodDisruptionBudget deleted", &policyv1.PodDisruptionBudget{}, remove),
+		}), false),
+		Entry("Service deleted", &corev1.Service{}, remove, true),
+		Entry("PodDisruptionBudget deleted", &policyv1.PodDisruptionBudget{}, remove, true),
 		// Last: the hand-added annotation goes with it.
-		Entry("Deployment deleted", &appsv1.Deployment{}, remove),
+		Entry("Deployment deleted", &appsv1.Deployment{}, remove, true),
 	)
 })
 
 // update returns a drift that edits a Deployment by hand, as kubectl edit
-// does (an update, whose field manager is not the operator's).
+// does (an update, whose field manager is not the operator's), again on a
+// conflict with the Deployment controller's status writes, as kubectl does.
 func update(edit func(*appsv1.Deployment)) func(context.Context, client.Object) error {
 	return func(ctx context.Context, obj client.Object) error {
 		d := obj.(*appsv1.Deployment)
-		edit(d)
-		return k8s.Update(ctx, d)
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+				return err
+			}
+			edit(d)
+			return k8s.Update(ctx, d)
+		})
 	}
 }
 
