@@ -180,50 +180,34 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		}
 
 		By("restarting the operator with the proxy set")
-		rollouts := c.rolloutCounts(ctx, cache, sessions)
+		rollouts := c.rollouts(ctx, cache, sessions)
 		startOperator(ctx, memcachedA.Ref, proxy...)
-		for _, mc := range []*cachev1.Memcached{cache, sessions} {
-			size := int(ptr.Deref(mc.Spec.Size, 0))
-			eventually(ctx, func(g Gomega) {
-				pods := c.serving(ctx, mc, size, memcachedA.Ref)
-				for _, p := range pods {
-					env := environ(c.memcachedPID(ctx, p))
-					for k, v := range want {
-						g.Expect(env).To(HaveKeyWithValue(k, v), "memcached of pod %s", p.Name)
-					}
-				}
-			}).Should(Succeed())
-		}
+		c.expectEnvironments(ctx, func(g Gomega, env map[string]string) {
+			for k, v := range want {
+				g.Expect(env).To(HaveKeyWithValue(k, v))
+			}
+		}, cache, sessions)
 		c.expectOneRolloutEach(ctx, rollouts)
 
 		By("restarting it with the same proxy: nothing changes")
-		rollouts = c.rolloutCounts(ctx, cache, sessions)
-		generations := c.generations(ctx, cache, sessions)
+		rollouts = c.rollouts(ctx, cache, sessions)
 		startOperator(ctx, memcachedA.Ref, proxy...)
 		eventually(ctx, op.Reconciles).Should(BeNumerically(">=", 2), "the new operator reconciled both")
-		Expect(c.generations(ctx, cache, sessions)).To(Equal(generations))
-		Expect(c.rolloutCounts(ctx, cache, sessions)).To(Equal(rollouts))
+		Expect(c.rollouts(ctx, cache, sessions)).To(Equal(rollouts), "no write of either Deployment's spec")
 
 		By("restarting it without the proxy")
 		startOperator(ctx, memcachedA.Ref)
-		for _, mc := range []*cachev1.Memcached{cache, sessions} {
-			size := int(ptr.Deref(mc.Spec.Size, 0))
-			eventually(ctx, func(g Gomega) {
-				pods := c.serving(ctx, mc, size, memcachedA.Ref)
-				for _, p := range pods {
-					env := environ(c.memcachedPID(ctx, p))
-					for _, k := range proxyVariables {
-						g.Expect(env).NotTo(HaveKey(k), "memcached of pod %s", p.Name)
-					}
-				}
-			}).Should(Succeed())
-		}
+		c.expectEnvironments(ctx, func(g Gomega, env map[string]string) {
+			for _, k := range proxyVariables {
+				g.Expect(env).NotTo(HaveKey(k))
+			}
+		}, cache, sessions)
 		c.expectOneRolloutEach(ctx, rollouts)
 		Expect(os.ReadFile(op.LogPath())).NotTo(ContainSubstring(password), "the proxy password in the operator's log")
 	}, SpecTimeout(6*time.Minute))
 
 	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names", func(ctx SpecContext) {
-		rollouts := c.rolloutCounts(ctx, cache, sessions)
+		rollouts := c.rollouts(ctx, cache, sessions)
 		startOperator(ctx, memcachedB.Ref)
 		for _, mc := range []*cachev1.Memcached{cache, sessions} {
 			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedB.Ref) {
@@ -234,6 +218,19 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		c.expectOneRolloutEach(ctx, rollouts)
 	}, SpecTimeout(4*time.Minute))
 })
+
+// expectEnvironments waits until the environment of every memcached
+// process of mcs, on the pods serving now, passes check.
+func (c *realCluster) expectEnvironments(ctx context.Context, check func(Gomega, map[string]string), mcs ...*cachev1.Memcached) {
+	GinkgoHelper()
+	for _, mc := range mcs {
+		eventually(ctx, func(g Gomega) {
+			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedA.Ref) {
+				check(g, environ(c.memcachedPID(ctx, p)))
+			}
+		}).Should(Succeed())
+	}
+}
 
 // rootMountOptions are the mount options of a process's root file system.
 func rootMountOptions(pid int) []string {
@@ -250,57 +247,49 @@ func rootMountOptions(pid int) []string {
 	return nil
 }
 
-// rolloutCounts is each Memcached's Deployment's revision: the Deployment
-// controller counts one per rollout, also when a rollout returns to an
-// earlier pod template and so reuses its ReplicaSet.
-func (c *realCluster) rolloutCounts(ctx context.Context, mcs ...*cachev1.Memcached) map[string]int {
+// rollout is where a Memcached's Deployment stands: its generation, which
+// any write of its spec moves, and its revision, which the Deployment
+// controller counts up once per rollout (also when a rollout returns to an
+// earlier pod template and so reuses its ReplicaSet).
+type rollout struct {
+	generation int64
+	revision   int
+}
+
+// rollouts are the Deployments' rollouts, by Memcached name.
+func (c *realCluster) rollouts(ctx context.Context, mcs ...*cachev1.Memcached) map[string]rollout {
 	GinkgoHelper()
-	out := map[string]int{}
+	out := map[string]rollout{}
 	for _, mc := range mcs {
 		d := &appsv1.Deployment{}
 		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
 		rev, err := strconv.Atoi(d.Annotations["deployment.kubernetes.io/revision"])
 		Expect(err).NotTo(HaveOccurred(), "Deployment %s revision", d.Name)
-		out[mc.Name] = rev
-	}
-	return out
-}
-
-// generations are the Deployments' metadata.generation: any write of their
-// spec moves it.
-func (c *realCluster) generations(ctx context.Context, mcs ...*cachev1.Memcached) map[string]int64 {
-	GinkgoHelper()
-	out := map[string]int64{}
-	for _, mc := range mcs {
-		d := &appsv1.Deployment{}
-		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
-		out[mc.Name] = d.Generation
+		out[mc.Name] = rollout{generation: d.Generation, revision: rev}
 	}
 	return out
 }
 
 // expectOneRolloutEach checks that each Deployment has rolled out exactly
 // once since before, and finished.
-func (c *realCluster) expectOneRolloutEach(ctx context.Context, before map[string]int) {
+func (c *realCluster) expectOneRolloutEach(ctx context.Context, before map[string]rollout) {
 	GinkgoHelper()
-	want := map[string]int{}
-	for name, n := range before {
-		want[name] = n + 1
+	var mcs []*cachev1.Memcached
+	for name := range before {
+		mcs = append(mcs, gen.Memcached("cache", name))
 	}
 	eventually(ctx, func(g Gomega) {
-		for name := range before {
+		for _, mc := range mcs {
 			d := &appsv1.Deployment{}
-			g.Expect(c.k8s.Get(ctx, client.ObjectKey{Namespace: "cache", Name: name}, d)).To(Succeed())
+			g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
 			g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
 			g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 0)))
 			g.Expect(d.Status.Replicas).To(Equal(ptr.Deref(d.Spec.Replicas, 0)))
 		}
 	}).Should(Succeed())
-	var mcs []*cachev1.Memcached
-	for name := range before {
-		mcs = append(mcs, gen.Memcached("cache", name))
+	for name, now := range c.rollouts(ctx, mcs...) {
+		Expect(now.revision).To(Equal(before[name].revision+1), "rollouts of %s", name)
 	}
-	Expect(c.rolloutCounts(ctx, mcs...)).To(Equal(want))
 }
 
 // observations records, from watches, what a short outage looks like from

@@ -353,25 +353,24 @@ func (c *Cluster) stopAll() error {
 // Options.StopTimeout) and waits for it to exit. The rest of the cluster
 // keeps running; clients of a stopped API server get connection errors.
 func (c *Cluster) StopComponent(comp Component) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, err := c.procLocked(comp)
-	if err != nil {
-		return err
-	}
-	return p.Stop(c.opts.StopTimeout)
+	return c.withProc(comp, func(p *process.Process) error { return p.Stop(c.opts.StopTimeout) })
 }
 
 // KillComponent kills one component with SIGKILL, as a crash or an OOM kill
 // would, and waits until it is gone. Restart it with StartComponent.
 func (c *Cluster) KillComponent(comp Component) error {
+	return c.withProc(comp, (*process.Process).Kill)
+}
+
+// withProc runs f on a component's process, under the lock.
+func (c *Cluster) withProc(comp Component, f func(*process.Process) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, err := c.procLocked(comp)
 	if err != nil {
 		return err
 	}
-	return p.Kill()
+	return f(p)
 }
 
 // StartComponent starts a component stopped by StopComponent or
