@@ -31,14 +31,6 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		out, err := harness.Kubectl(ctx, kubeconfig, stdin, args...)
 		return string(out), err
 	}
-	makeTarget := func(ctx context.Context, target string) {
-		GinkgoHelper()
-		cmd := exec.CommandContext(ctx, "make", "--no-print-directory", target, "LOCAL_CLUSTER_DIR="+dir)
-		cmd.Dir = repo.Root()
-		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "make %s:\n%s", target, out)
-	}
-
 	BeforeAll(func(ctx SpecContext) {
 		dir = filepath.Join(workDir, "make-run-cluster")
 		kubeconfig = filepath.Join(dir, "kubeconfig")
@@ -53,7 +45,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		}
 		DeferCleanup(func(ctx SpecContext) {
 			Expect(run.Kill()).To(Succeed())
-			makeTarget(ctx, "local-cluster-down")
+			harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		})
 		var err error
 		run, err = process.Start(process.Spec{
@@ -96,7 +88,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		launcher, err := strconv.Atoi(strings.TrimSpace(string(pid)))
 		Expect(err).NotTo(HaveOccurred())
 
-		makeTarget(ctx, "local-cluster-down")
+		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(syscall.Kill(launcher, 0)).To(MatchError(syscall.ESRCH), "the launcher is gone")
 		Expect(localcluster.NodeLeftovers(dir)).To(BeEmpty(), "no process of the cluster is left")
 	}, SpecTimeout(3*time.Minute))

@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,20 +15,15 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 var _ = Describe("make local-cluster LOCAL_CLUSTER_NODE=real", Ordered, func() {
 	var dir, kubeconfig string
 
-	// makeTarget runs a target of the Makefile as a developer would.
+	// makeTarget runs a target with the real node, in the spec's directory.
 	makeTarget := func(ctx context.Context, target string) string {
 		GinkgoHelper()
-		cmd := exec.CommandContext(ctx, "make", "--no-print-directory", target, "LOCAL_CLUSTER_NODE=real", "LOCAL_CLUSTER_DIR="+dir)
-		cmd.Dir = repo.Root()
-		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "make %s:\n%s", target, out)
-		return string(out)
+		return harness.Make(ctx, target, "LOCAL_CLUSTER_NODE=real", "LOCAL_CLUSTER_DIR="+dir)
 	}
 
 	BeforeAll(func() {

@@ -67,3 +67,15 @@ func KustomizeBuild(dir string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Make runs a target of the repository's Makefile with variables
+// (NAME=value), as a developer would, and returns its output; a failure
+// fails the spec with that output.
+func Make(ctx context.Context, target string, vars ...string) string {
+	ginkgo.GinkgoHelper()
+	cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", target}, vars...)...)
+	cmd.Dir = repo.Root()
+	out, err := cmd.CombinedOutput()
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "make %s:\n%s", target, out)
+	return string(out)
+}
