@@ -71,7 +71,10 @@ func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
 			}
 		}
 	}
-	wantMutating := []hook{{"mmemcached-v1.kb.io", "https://127.0.0.1:19443/mutate-cache-example-com-v1-memcached"}}
+	wantMutating := []hook{
+		{"mmemcached-v1.kb.io", "https://127.0.0.1:19443/mutate-cache-example-com-v1-memcached"},
+		{"mmemcachedscale-v1.kb.io", "https://127.0.0.1:19443/mutate-cache-example-com-v1-memcached-scale"},
+	}
 	wantValidating := []hook{
 		{"vmemcached-v1.kb.io", "https://127.0.0.1:19443/validate-cache-example-com-v1-memcached"},
 		{"vmemcachedscale-v1.kb.io", "https://127.0.0.1:19443/validate-cache-example-com-v1-memcached-scale"},
@@ -79,8 +82,8 @@ func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
 	if !slices.Equal(mutating, wantMutating) || !slices.Equal(validating, wantValidating) {
 		t.Errorf("mutating %v, validating %v; want %v and %v", mutating, validating, wantMutating, wantValidating)
 	}
-	if rules != 3 {
-		t.Errorf("%d rules, want the 3 generated ones", rules)
+	if rules != 4 {
+		t.Errorf("%d rules, want the 4 generated ones", rules)
 	}
 }
 

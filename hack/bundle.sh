@@ -37,4 +37,19 @@ if [[ $USE_IMAGE_DIGESTS != true ]]; then
   grep -qx '  relatedImages:' "$csv" || { echo "$csv: no relatedImages to add the operator image to" >&2; exit 1; }
   sed -i "/^  relatedImages:\$/a\\  - image: $IMG\\n    name: memcached-operator" "$csv"
 fi
-"$OPERATOR_SDK" bundle validate "./$BUNDLE_DIR" --select-optional suite=operatorframework
+
+# operator-sdk v1.31's removed-API check takes any rule for events in
+# events.k8s.io for the events.k8s.io/v1beta1 API that Kubernetes 1.25
+# removed, and two of the suites it runs print that warning. The operator
+# records events with events.k8s.io/v1; the newer validators that
+# test/bundle runs no longer raise it. It is dropped here, with a note, so
+# that a real warning stands out.
+false_alarm='this bundle is using APIs which were deprecated and removed in v1.25.*Migrate the API(s) for events: '
+if ! out=$("$OPERATOR_SDK" bundle validate "./$BUNDLE_DIR" --select-optional suite=operatorframework 2>&1); then
+  echo "$out" >&2
+  exit 1
+fi
+if grep -q "$false_alarm" <<<"$out"; then
+  echo "(dropped operator-sdk's warning that the events.k8s.io rule uses a removed API: the operator uses events.k8s.io/v1; see hack/bundle.sh)"
+fi
+grep -v "$false_alarm" <<<"$out" || true

@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -219,40 +218,18 @@ func TestMalformedRequestsAreRefused(t *testing.T) {
 	}
 }
 
-func TestMissingSpecIsRequired(t *testing.T) {
-	h := newWebhookHandler(t, webhooks.DefaultSizePolicy())
-	for _, obj := range []string{
-		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"}}`,
-		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":null}`,
-		`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"Spec":{"size":3}}`,
-	} {
-		for _, path := range []string{mutatePath, validatePath} {
-			for _, op := range []admissionv1.Operation{admissionv1.Create, admissionv1.Update} {
-				body := review(op, object([]byte(obj)), oldObject(gen.Memcached("default", "cache", gen.WithSize(3))))
-				resp := post(t, h, path, body, "application/json")
-				if resp.Allowed || resp.Result.Code != 422 || resp.Result.Reason != metav1.StatusReasonInvalid {
-					t.Fatalf("%s %s %s: %+v, want Invalid", path, op, obj, resp.Result)
-				}
-				want := `Memcached.cache.example.com "cache" is invalid: spec: Required value`
-				if !strings.HasPrefix(resp.Result.Message, want) {
-					t.Fatalf("message %q, want prefix %q", resp.Result.Message, want)
-				}
-				if c := resp.Result.Details.Causes; len(c) != 1 || c[0].Field != "spec" || c[0].Type != metav1.CauseTypeFieldValueRequired {
-					t.Fatalf("causes %+v, want spec Required", c)
-				}
-			}
-		}
-	}
-}
-
 func TestDefaultingPatch(t *testing.T) {
 	tests := []struct {
 		name   string
 		policy webhooks.SizePolicy
-		obj    *cachev1.Memcached
+		obj    any    // a Memcached, or its JSON
 		want   *int32 // the patched size; nil for no patch of spec.size
 	}{
 		{"size omitted, default policy", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache"), ptrInt32(3)},
+		{"spec omitted", webhooks.DefaultSizePolicy(),
+			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"}}`), ptrInt32(3)},
+		{"spec null", webhooks.DefaultSizePolicy(),
+			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":null}`), ptrInt32(3)},
 		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, gen.Memcached("default", "cache"), ptrInt32(5)},
 		{"size set", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(7)), nil},
 		{"size out of range is left to the validator", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(40)), nil},
@@ -272,8 +249,15 @@ func TestDefaultingPatch(t *testing.T) {
 			}
 			var got *int32
 			for _, op := range patch {
-				if op.Path == "/spec/size" && op.Operation == "add" {
-					n := int32(op.Value.(float64))
+				var size any
+				switch {
+				case op.Path == "/spec/size" && op.Operation == "add":
+					size = op.Value
+				case op.Path == "/spec" && (op.Operation == "add" || op.Operation == "replace"):
+					size = op.Value.(map[string]any)["size"]
+				}
+				if size != nil {
+					n := int32(size.(float64))
 					got = &n
 				}
 			}
@@ -300,7 +284,7 @@ func TestValidationResponses(t *testing.T) {
 		{"create with size 1 warns", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
 			"", "spec.size: 1 pod gives no redundancy: "},
 		{"create with a dotted name", def, review(admissionv1.Create, object(gen.Memcached("default", "a.b", gen.WithSize(3)))),
-			`Memcached.cache.example.com "a.b" is invalid: metadata.name: Invalid value: "a.b": a DNS-1035 label`, ""},
+			`Memcached.cache.example.com "a.b" is invalid: metadata.name: Invalid value: "a.b": the name is also the Memcached's Service name, so: a DNS-1035 label`, ""},
 		{"narrow policy: create under the minimum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 1: must be at least 2`, ""},
 		{"narrow policy: create over the maximum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(9)))),
@@ -359,8 +343,8 @@ func TestScaleValidation(t *testing.T) {
 		wantErr  string
 	}{
 		{"within range", 5, 8, ""},
-		{"over the maximum", 5, 9, `Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 9: must be no more than 8`},
-		{"under the minimum", 5, 1, `Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 1: must be at least 2`},
+		{"over the maximum", 5, 9, `Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 9: must be no more than 8`},
+		{"under the minimum", 5, 1, `Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 1: must be at least 2`},
 		{"unchanged, though over a newer maximum", 40, 40, ""},
 	}
 	for _, tt := range tests {

@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -24,11 +23,15 @@ import (
 //
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=mmemcached-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 // +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1,name=vmemcached-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
+// +kubebuilder:webhook:path=/mutate-cache-example-com-v1-memcached-scale,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds/scale,verbs=update,versions=v1,name=mmemcachedscale-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 // +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached-scale,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds/scale,verbs=update,versions=v1,name=vmemcachedscale-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 
-// ScaleValidatePath is where the webhook server validates writes to the
-// scale subresource (kubectl scale, autoscalers).
-const ScaleValidatePath = "/validate-cache-example-com-v1-memcached-scale"
+// ScaleMutatePath and ScaleValidatePath are where the webhook server checks
+// writes to the scale subresource (kubectl scale, autoscalers).
+const (
+	ScaleMutatePath   = "/mutate-cache-example-com-v1-memcached-scale"
+	ScaleValidatePath = "/validate-cache-example-com-v1-memcached-scale"
+)
 
 // SetupWithManager registers the Memcached defaulting and validating
 // webhooks, and the scale subresource's validating webhook, on mgr's webhook
@@ -50,9 +53,28 @@ func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
 	if err := autoscalingv1.AddToScheme(scaleScheme); err != nil {
 		return err
 	}
+	mgr.GetWebhookServer().Register(ScaleMutatePath,
+		admission.WithDefaulter[*autoscalingv1.Scale](scaleScheme, scaleDefaulter{policy: policy}))
 	mgr.GetWebhookServer().Register(ScaleValidatePath,
 		admission.WithValidator[*autoscalingv1.Scale](scaleScheme, scaleValidator{policy: policy}))
 	return nil
+}
+
+// A size below 1 is refused by the mutating webhooks, although they change
+// nothing else, because they run before the API server checks the CRD
+// schema: a later refusal would come from the schema ("should be greater
+// than or equal to 1") and, for a negative size, also from the scale
+// subresource's own check, with another wording and a path of ".spec.size".
+// Refused here, every path (create, apply, patch, edit, scale) gives the one
+// message of the size policy. The schema's minimum still holds when the
+// webhooks do not run.
+
+// refuseBelowOne is the mutating webhooks' part of the size policy.
+func (p SizePolicy) refuseBelowOne(name string, size int32) error {
+	if size >= 1 {
+		return nil
+	}
+	return apierrors.NewInvalid(memcachedGroupKind(), name, p.ValidateSize(size, field.NewPath("spec", "size")))
 }
 
 func memcachedGroupKind() schema.GroupKind {
@@ -65,11 +87,11 @@ type memcachedDefaulter struct {
 }
 
 func (d memcachedDefaulter) Default(ctx context.Context, mc *cachev1.Memcached) error {
-	if err := checkRequest(ctx, mc); err != nil {
+	if err := checkRequest(ctx); err != nil {
 		return err
 	}
 	d.policy.DefaultMemcached(mc)
-	return nil
+	return d.policy.refuseBelowOne(mc.Name, *mc.Spec.Size)
 }
 
 // memcachedValidator admits a Memcached whose name and size meet the policy.
@@ -78,7 +100,7 @@ type memcachedValidator struct {
 }
 
 func (v memcachedValidator) ValidateCreate(ctx context.Context, mc *cachev1.Memcached) (admission.Warnings, error) {
-	if err := checkRequest(ctx, mc); err != nil {
+	if err := checkRequest(ctx); err != nil {
 		return nil, err
 	}
 	if errs := v.policy.ValidateMemcached(mc); len(errs) > 0 {
@@ -96,7 +118,7 @@ func (v memcachedValidator) ValidateCreate(ctx context.Context, mc *cachev1.Memc
 // the policy, only stop its owners from managing it. Changing the size, on
 // the other hand, must meet the policy in force.
 func (v memcachedValidator) ValidateUpdate(ctx context.Context, oldMC, mc *cachev1.Memcached) (admission.Warnings, error) {
-	if err := checkRequest(ctx, mc); err != nil {
+	if err := checkRequest(ctx); err != nil {
 		return nil, err
 	}
 	size := v.policy.effectiveSize(mc)
@@ -124,14 +146,8 @@ func (v memcachedValidator) ValidateDelete(context.Context, *cachev1.Memcached) 
 // not Memcached's, but an object that carries none is decoded as a Memcached
 // whatever the request says it is, so the request's kind is checked too.
 //
-// A missing spec: decoding turns no spec, and "spec": null, into an empty
-// spec, which the defaulter would then fill in, and the API server checks
-// the CRD's `required: [spec]` only after the mutating webhooks have run,
-// so the object would be created with the default size. The raw object is
-// therefore checked, and the request rejected with "spec: Required value".
-//
 // Outside an admission request (a direct call) there is nothing to check.
-func checkRequest(ctx context.Context, mc *cachev1.Memcached) error {
+func checkRequest(ctx context.Context) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return nil
@@ -144,28 +160,23 @@ func checkRequest(ctx context.Context, mc *cachev1.Memcached) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("this webhook admits %s, not %s",
 			gk, schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}))
 	}
-	if specOmitted(req.Object.Raw) {
-		return apierrors.NewInvalid(gk, mc.Name, field.ErrorList{
-			field.Required(field.NewPath("spec"), "set spec: {} to take the default size"),
-		})
-	}
 	return nil
 }
 
-// specOmitted reports whether the object raw has no spec, or a null one.
-// Keys are matched exactly, as the API server's decoder matches them.
-func specOmitted(raw []byte) bool {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		// Not reached: the typed decoder has already read raw as an object.
-		return false
-	}
-	spec, ok := top["spec"]
-	return !ok || string(spec) == "null"
+// scaleDefaulter refuses a scale below 1 (see refuseBelowOne); it changes
+// nothing.
+type scaleDefaulter struct {
+	policy SizePolicy
+}
+
+func (d scaleDefaulter) Default(_ context.Context, s *autoscalingv1.Scale) error {
+	return d.policy.refuseBelowOne(s.Name, s.Spec.Replicas)
 }
 
 // scaleValidator holds writes to the scale subresource to the policy's range;
-// without it `kubectl scale --replicas=40` would bypass --max-size.
+// without it `kubectl scale --replicas=40` would bypass --max-size. Its
+// errors name the Memcached's spec.size, which the Scale's spec.replicas is
+// only a view of, so that every path to the size gives the same message.
 type scaleValidator struct {
 	policy SizePolicy
 }
@@ -188,9 +199,9 @@ func (v scaleValidator) ValidateDelete(context.Context, *autoscalingv1.Scale) (a
 }
 
 func (v scaleValidator) validate(s *autoscalingv1.Scale) (admission.Warnings, error) {
-	path := field.NewPath("spec", "replicas")
+	path := field.NewPath("spec", "size")
 	if errs := v.policy.ValidateSize(s.Spec.Replicas, path); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(autoscalingv1.SchemeGroupVersion.WithKind("Scale").GroupKind(), s.Name, errs)
+		return nil, apierrors.NewInvalid(memcachedGroupKind(), s.Name, errs)
 	}
 	return sizeWarnings(s.Spec.Replicas, path), nil
 }

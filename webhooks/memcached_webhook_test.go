@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -115,13 +116,15 @@ var _ = Describe("Memcached admission through the API server", func() {
 				Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Get %q: %v", name, err)
 			}
 		},
-		// spec.size out of range. The CRD's minimum: 1 catches values below 1
-		// after the mutating webhook has run; the validating webhook holds the
-		// policy's range.
+		// spec.size out of range: below 1 the mutating webhook refuses it,
+		// before the CRD's minimum would in other words; the validating
+		// webhook holds the policy's range. One message, one field path.
 		Entry("negative size", "neg", opts(withSize(-1)), invalid,
-			strs(`spec.size: Invalid value: -1: spec.size in body should be greater than or equal to 1`)),
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request: `+
+				`Memcached.cache.example.com "neg" is invalid: spec.size: Invalid value: -1: must be at least 1`)),
 		Entry("zero size", "zero", opts(withSize(0)), invalid,
-			strs(`spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1`)),
+			strs(`admission webhook "mmemcached-v1.kb.io" denied the request: `+
+				`Memcached.cache.example.com "zero" is invalid: spec.size: Invalid value: 0: must be at least 1`)),
 		Entry("size just over the maximum", "seventeen", opts(withSize(17)), invalid,
 			strs(`admission webhook "vmemcached-v1.kb.io" denied the request`,
 				`Memcached.cache.example.com "seventeen" is invalid: spec.size: Invalid value: 17: must be no more than 16`)),
@@ -130,7 +133,7 @@ var _ = Describe("Memcached admission through the API server", func() {
 		Entry("largest int32", "maxint", opts(withSize(int64(2147483647))), invalid,
 			strs(`spec.size: Invalid value: 2147483647: must be no more than 16`)),
 		Entry("smallest int32", "minint", opts(withSize(int64(-2147483648))), invalid,
-			strs(`spec.size: Invalid value: -2147483648: spec.size in body should be greater than or equal to 1`)),
+			strs(`spec.size: Invalid value: -2147483648: must be at least 1`)),
 
 		// spec.size that is not an int32. The API server checks the CRD
 		// schema only after the mutating webhooks, so these reach the
@@ -150,11 +153,6 @@ var _ = Describe("Memcached admission through the API server", func() {
 			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal object`, `spec.size`)),
 
 		// spec itself.
-		Entry("missing spec", "nospec", opts(withoutSpec()), invalid,
-			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`,
-				`Memcached.cache.example.com "nospec" is invalid: spec: Required value`)),
-		Entry("null spec", "nullspec", opts(withSpec(nil)), invalid,
-			strs(`Memcached.cache.example.com "nullspec" is invalid: spec: Required value`)),
 		Entry("spec as a string", "strspec", opts(withSpec("size=3")), badRequest,
 			strs(`admission webhook "mmemcached-v1.kb.io" denied the request`, `cannot unmarshal string`, `MemcachedSpec`)),
 		Entry("spec as a list", "listspec", opts(withSpec([]any{int64(3)})), badRequest,
@@ -166,11 +164,11 @@ var _ = Describe("Memcached admission through the API server", func() {
 		// (DNS-1123 subdomain) rejects some before any webhook; the rest
 		// pass it and need the validating webhook (DNS-1035 label).
 		Entry("name with dots", "cache.example", nil, invalid,
-			strs(`Memcached.cache.example.com "cache.example" is invalid: metadata.name: Invalid value: "cache.example": a DNS-1035 label must consist of`)),
+			strs(`Memcached.cache.example.com "cache.example" is invalid: metadata.name: Invalid value: "cache.example": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`)),
 		Entry("name starting with a digit", "1cache", nil, invalid,
-			strs(`metadata.name: Invalid value: "1cache": a DNS-1035 label must consist of`)),
+			strs(`metadata.name: Invalid value: "1cache": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`)),
 		Entry("name of 64 characters", strings.Repeat("a", 64), nil, invalid,
-			strs(`metadata.name: Invalid value: "`+strings.Repeat("a", 64)+`": must be no more than 63 characters`)),
+			strs(`metadata.name: Invalid value: "`+strings.Repeat("a", 64)+`": the name is also the Memcached's Service name, so: must be no more than 63 characters`)),
 		Entry("name in upper case", "Cache", nil, invalid,
 			strs(`metadata.name: Invalid value: "Cache": a lowercase RFC 1123 subdomain must consist of`)),
 		Entry("name ending in a hyphen", "cache-", nil, invalid,
@@ -181,7 +179,7 @@ var _ = Describe("Memcached admission through the API server", func() {
 			strs(`must be no more than 253 characters`)),
 		Entry("bad name and bad size together", "two.errors", opts(withSize(99)), invalid,
 			strs(`Memcached.cache.example.com "two.errors" is invalid: [`,
-				`metadata.name: Invalid value: "two.errors": a DNS-1035 label`,
+				`metadata.name: Invalid value: "two.errors": the name is also the Memcached's Service name, so: a DNS-1035 label`,
 				`spec.size: Invalid value: 99: must be no more than 16`)),
 	)
 
@@ -198,6 +196,9 @@ var _ = Describe("Memcached admission through the API server", func() {
 		},
 		Entry("size omitted", "omitted", nil, int32(3), ""),
 		Entry("size null", "nullsize", opts(withSize(nil)), int32(3), ""),
+		// Every spec field has a default, so the spec may be left out too.
+		Entry("spec omitted", "nospec", opts(withoutSpec()), int32(3), ""),
+		Entry("spec null", "nullspec", opts(withSpec(nil)), int32(3), ""),
 		Entry("size 2", "two", opts(withSize(2)), int32(2), ""),
 		Entry("the maximum size", "sixteen", opts(withSize(16)), int32(16), ""),
 		Entry("size 1, with a warning", "one", opts(withSize(1)), int32(1),
@@ -259,11 +260,12 @@ var _ = Describe("Memcached admission through the API server", func() {
 			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
 		})
 
-		It("rejects removing the spec", func(ctx SpecContext) {
-			patch := []byte(`[{"op":"remove","path":"/spec"}]`)
-			err := k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
-			Expect(err.Error()).To(ContainSubstring(`spec: Required value`))
+		It("defaults a removed spec, as a removed size", func(ctx SpecContext) {
+			patch := []byte(`[{"op":"replace","path":"/spec/size","value":5}]`)
+			Expect(k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))).To(Succeed())
+			patch = []byte(`[{"op":"remove","path":"/spec"}]`)
+			Expect(k8sClient.Patch(ctx, mc, client.RawPatch("application/json-patch+json", patch))).To(Succeed())
+			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
 		})
 
 		It("warns when the size becomes 1", func(ctx SpecContext) {
@@ -281,19 +283,24 @@ var _ = Describe("Memcached admission through the API server", func() {
 			err := k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))
 			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring(`admission webhook "vmemcachedscale-v1.kb.io" denied the request`))
-			Expect(err.Error()).To(ContainSubstring(`Scale.autoscaling "cache" is invalid: spec.replicas: Invalid value: 40: must be no more than 16`))
+			// The same words as for the Memcached itself: the Scale's
+			// replicas are its spec.size.
+			Expect(err.Error()).To(HaveSuffix(`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 40: must be no more than 16`))
 
-			// Below 1 the CRD's minimum answers first, as it does for the
-			// main resource.
-			scale.Spec.Replicas = 0
-			err = k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
-			Expect(err.Error()).To(ContainSubstring(`spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1`))
+			// Below 1 the mutating webhook answers, before the CRD's minimum
+			// and the scale subresource's own check would, each in its words.
+			for _, n := range []int32{0, -1} {
+				scale.Spec.Replicas = n
+				err = k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))
+				Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+				Expect(err.Error()).To(Equal(fmt.Sprintf(`admission webhook "mmemcachedscale-v1.kb.io" denied the request: `+
+					`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: %d: must be at least 1`, n)))
+			}
 			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(3))))
 
 			scale.Spec.Replicas = 1
 			Expect(k8sClient.SubResource("scale").Update(ctx, mc, client.WithSubResourceBody(scale))).To(Succeed())
-			Expect(warnings.take()).To(ContainElement(HavePrefix("spec.replicas: 1 pod gives no redundancy: ")))
+			Expect(warnings.take()).To(ContainElement(HavePrefix("spec.size: 1 pod gives no redundancy: ")))
 			Expect(sizeOf(ctx, ns, "cache")).To(HaveValue(Equal(int32(1))))
 		})
 

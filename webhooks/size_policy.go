@@ -110,7 +110,11 @@ func ValidateName(name string, path *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, msg := range msgs {
-		errs = append(errs, field.Invalid(path, name, msg))
+		errs = append(errs, field.Invalid(path, name, nameRulePrefix+msg))
 	}
 	return errs
 }
+
+// nameRulePrefix says why the name is held to a stricter rule than the API
+// server's own.
+const nameRulePrefix = "the name is also the Memcached's Service name, so: "

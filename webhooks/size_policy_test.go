@@ -106,9 +106,9 @@ func TestValidateMemcached(t *testing.T) {
 			[]string{"spec.size: Invalid value: 9: must be no more than 8"}},
 		{"narrow policy, size omitted", narrow, gen.Memcached("default", "cache"), nil},
 		{"a dotted name", def, gen.Memcached("default", "my.cache", gen.WithSize(3)),
-			[]string{`metadata.name: Invalid value: "my.cache": a DNS-1035 label must consist of`}},
+			[]string{`metadata.name: Invalid value: "my.cache": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`}},
 		{"a name and a size, both wrong", def, gen.Memcached("default", "9lives", gen.WithSize(20)), []string{
-			`metadata.name: Invalid value: "9lives": a DNS-1035 label must consist of`,
+			`metadata.name: Invalid value: "9lives": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`,
 			"spec.size: Invalid value: 20: must be no more than 16",
 		}},
 	}
@@ -129,7 +129,8 @@ func TestValidateMemcached(t *testing.T) {
 
 func TestValidateName(t *testing.T) {
 	path := field.NewPath("metadata", "name")
-	dns1035 := "a DNS-1035 label must consist of"
+	const why = "the name is also the Memcached's Service name, so: "
+	dns1035 := why + "a DNS-1035 label must consist of"
 	tests := []struct {
 		name string
 		want []string // error details; nil for valid
@@ -138,8 +139,8 @@ func TestValidateName(t *testing.T) {
 		{"x", nil},
 		{"my-cache-1", nil},
 		{strings.Repeat("a", 63), nil},
-		{strings.Repeat("a", 64), []string{"must be no more than 63 characters"}},
-		{"a" + strings.Repeat(".b", 40), []string{"must be no more than 63 characters", dns1035}},
+		{strings.Repeat("a", 64), []string{why + "must be no more than 63 characters"}},
+		{"a" + strings.Repeat(".b", 40), []string{why + "must be no more than 63 characters", dns1035}},
 		{"", []string{dns1035}},
 		{"my.cache", []string{dns1035}},
 		{"1cache", []string{dns1035}},

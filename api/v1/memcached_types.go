@@ -33,12 +33,24 @@ const (
 	ReasonReconcileFailed = "ReconcileFailed"
 	// ReasonReconciled: the last reconcile applied every object (Degraded=False).
 	ReasonReconciled = "Reconciled"
+	// ReasonNameInUse: a Deployment, Service or PodDisruptionBudget of the
+	// Memcached's name exists and belongs to something else; the operator
+	// leaves it alone and creates nothing (Degraded=True).
+	ReasonNameInUse = "NameInUse"
+	// ReasonSizeOutOfPolicy: spec.size is outside the administrator's size
+	// policy, which happens only when the webhooks did not run; the operator
+	// leaves the objects as they are (Degraded=True).
+	ReasonSizeOutOfPolicy = "SizeOutOfPolicy"
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.
 type MemcachedSpec struct {
-	// Size is the number of memcached pods. When omitted, the operator's
-	// defaulting webhook sets the cluster administrator's default size.
+	// Size is the number of memcached pods: 1 to 16, and 3 when omitted,
+	// unless the cluster administrator set another range or default (the
+	// operator's --min-size, --max-size and --default-size). An omitted size
+	// is filled in when the object is written, as Kubernetes defaults a
+	// Deployment's replicas: removing size from a manifest and applying it
+	// again sets the default size, whatever the size was.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
@@ -88,13 +100,17 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`
+// +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""}}
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// +required
+	// Spec may be omitted, or empty: every field has a default.
+	// +optional
 	Spec MemcachedSpec `json:"spec"`
 
 	// +optional

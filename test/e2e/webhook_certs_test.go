@@ -91,7 +91,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		By("checking the CA is injected into both webhook configurations")
 		Eventually(func(g Gomega) {
 			bundles := webhookCABundles(ctx, g, install)
-			g.Expect(bundles).To(HaveLen(3), "three webhooks")
+			g.Expect(bundles).To(HaveLen(4), "four webhooks: mutating and validating, for the Memcached and its scale")
 			for name, bundle := range bundles {
 				g.Expect(bundle).To(Equal(secret.Data["ca.crt"]), "webhook %s", name)
 			}

@@ -20,7 +20,7 @@ import (
 // The webhook names of config/webhook/manifests.yaml.
 const (
 	mutatingWebhook      = "mmemcached-v1.kb.io"
-	validatingScaleHook  = "vmemcachedscale-v1.kb.io"
+	mutatingScaleHook    = "mmemcachedscale-v1.kb.io"
 	webhookDownNamespace = "webhook-down"
 )
 
@@ -76,7 +76,7 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, func() {
 		Entry("a write of 40 to the scale subresource (kubectl scale)", func(ctx context.Context) error {
 			scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 40}}
 			return k8s.SubResource("scale").Update(ctx, existing.DeepCopy(), client.WithSubResourceBody(scale))
-		}, validatingScaleHook),
+		}, mutatingScaleHook),
 	)
 
 	It("stored nothing: the namespace holds only the Memcached made before, unchanged", func(ctx SpecContext) {
