@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -112,6 +114,9 @@ func parseOptions(args []string) (options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "Queries per second the manager's API client may send.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "Burst of queries above --kube-api-qps the client may send.")
 	fs.IntVar(&o.workers, "max-concurrent-reconciles", 4, "Memcached objects reconciled in parallel.")
+	// A stack trace tells a user nothing an error's message does not; keep
+	// them for panics (--zap-stacktrace-level brings them back).
+	o.zap.StacktraceLevel = zapcore.DPanicLevel
 	o.zap.BindFlags(fs)
 	ctrlconfig.RegisterFlags(fs) // --kubeconfig, read by ctrl.GetConfig
 	if err := fs.Parse(args); err != nil {
@@ -143,6 +148,9 @@ func main() {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	if err := run(o); err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = fmt.Errorf("%w (is another memcached-operator running on this host? Stop it, or give this one other ports)", err)
+		}
 		ctrl.Log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
@@ -237,10 +245,12 @@ func run(o options) error {
 		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
 		"metricsCertPath", o.metricsCertPath)
 
-	if err := controllers.NewMemcachedReconciler(mgr.GetClient(), mgr.GetEventRecorder(controllers.FieldOwner), controllers.Options{
+	if err := controllers.NewMemcachedReconciler(mgr, controllers.Options{
 		Image:       o.memcachedImage,
 		ProxyEnv:    proxyVars,
 		DefaultSize: o.sizePolicy.Default,
+		MinSize:     o.sizePolicy.Min,
+		MaxSize:     o.sizePolicy.Max,
 		Platform:    platform,
 		Workers:     o.workers,
 	}).SetupWithManager(mgr); err != nil {

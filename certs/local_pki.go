@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"net"
 	"os"
@@ -50,7 +51,11 @@ func loadOrCreateLocalPKI(dir string, now time.Time) (localPKI, string, error) {
 	if err == nil {
 		return pki, "", nil
 	}
-	reason := err.Error()
+	// The first run has nothing to load, which is no problem to report.
+	reason := "none kept yet"
+	if !errors.Is(err, fs.ErrNotExist) {
+		reason = err.Error()
+	}
 	if pki, err = newLocalPKI(now); err != nil {
 		return localPKI{}, "", err
 	}

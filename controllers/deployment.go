@@ -30,7 +30,7 @@ var memcachedCommand = []string{"memcached", "--port=11211", "--memory-limit=64"
 // desiredDeployment is the Deployment that runs mc's memcached pods: every
 // field here is owned by the operator and returns after a hand edit.
 func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApplyConfiguration {
-	return appsv1ac.Deployment(mc.Name, mc.Namespace).
+	d := appsv1ac.Deployment(mc.Name, mc.Namespace).
 		WithLabels(objectLabels(mc)).
 		WithOwnerReferences(ownerReference(mc)).
 		WithSpec(appsv1ac.DeploymentSpec().
@@ -41,6 +41,7 @@ func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApp
 				WithSpec(corev1ac.PodSpec().
 					WithSecurityContext(podSecurityContext(o.Platform)).
 					WithContainers(memcachedContainer(o)))))
+	return d.WithAnnotations(desiredHash(d))
 }
 
 func memcachedContainer(o Options) *corev1ac.ContainerApplyConfiguration {

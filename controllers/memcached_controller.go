@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -23,34 +27,43 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 )
 
 // Event reasons, for `kubectl get events --field-selector reason=...`.
 // Creation has none: the Deployment and the status show it, and an event is
-// one more API write per Memcached. A resize keeps one, as a resize through
-// the scale subresource leaves no other record of the size before.
+// one more API write per Memcached. A resize has one, as a resize through
+// the scale subresource leaves no other record of the size before; so does
+// a repair, which undoes someone's change, and a blocked Memcached's reason
+// (see blockedError), once.
 const (
-	eventResized = "Resized"
-	eventFailed  = "ReconcileFailed"
+	eventResized  = "Resized"
+	eventRepaired = "Repaired"
+	eventFailed   = "ReconcileFailed"
 )
 
 // MemcachedReconciler makes each Memcached's Deployment, Service and
 // PodDisruptionBudget what the Memcached says, and reports their state.
 type MemcachedReconciler struct {
-	client   client.Client
+	client client.Client
+	// reader reads from the API server; the client reads the cache, which
+	// holds only the operator's own objects.
+	reader   client.Reader
 	recorder events.EventRecorder
 	opts     Options
 	pacer    *statusPacer
+	clock    clock.Clock
 }
 
-// NewMemcachedReconciler returns a reconciler that reads through c (the
-// manager's cached client) and writes as FieldOwner.
-func NewMemcachedReconciler(c client.Client, recorder events.EventRecorder, opts Options) *MemcachedReconciler {
+// NewMemcachedReconciler returns a reconciler that reads through mgr's
+// cached client and writes as FieldOwner.
+func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler {
 	opts = opts.withDefaults()
-	return &MemcachedReconciler{client: c, recorder: recorder, opts: opts,
-		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{})}
+	return &MemcachedReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(),
+		recorder: mgr.GetEventRecorder(FieldOwner), opts: opts,
+		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{}}
 }
 
 // The operator writes with server-side apply (patch; create when the object
@@ -65,7 +78,8 @@ func NewMemcachedReconciler(c client.Client, recorder events.EventRecorder, opts
 
 // SetupWithManager registers the reconciler. Changes to the owned objects
 // and to the pods (found by their instance label) trigger a reconcile; the
-// only timed requeue is for a status progress the pacer holds back.
+// only timed requeues are for a status progress the pacer holds back and
+// for a Memcached blocked by someone else's object of its name.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexPodsByInstance(context.Background(), mgr); err != nil {
 		return err
@@ -80,7 +94,18 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Named("memcached").
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.opts.Workers,
+			// One key per line for the Memcached, where controller-runtime's
+			// default names it three times (object, namespace, name).
+			LogConstructor: func(req *reconcile.Request) logr.Logger {
+				l := mgr.GetLogger().WithName("memcached")
+				if req != nil {
+					l = l.WithValues("memcached", req.String())
+				}
+				return l
+			},
+		}).
 		Complete(r)
 }
 
@@ -100,7 +125,11 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	d, writeErr := r.reconcileObjects(ctx, mc)
-	if writeErr != nil {
+	var blocked *blockedError
+	switch {
+	case errors.As(writeErr, &blocked):
+		r.reportBlocked(ctx, mc, blocked)
+	case writeErr != nil:
 		r.recorder.Eventf(mc, nil, corev1.EventTypeWarning, eventFailed, "Reconcile", "%v", writeErr)
 	}
 
@@ -131,8 +160,37 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			return ctrl.Result{}, errors.Join(writeErr, err)
 		}
 	}
+	if blocked != nil {
+		return ctrl.Result{RequeueAfter: r.pollInterval(blocked, st)}, nil
+	}
 	// Returning the write error requeues with backoff.
 	return ctrl.Result{}, writeErr
+}
+
+// reportBlocked logs and records why mc is blocked, once: when its status
+// does not say so yet.
+func (r *MemcachedReconciler) reportBlocked(ctx context.Context, mc *cachev1.Memcached, b *blockedError) {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded); c != nil &&
+		c.Status == metav1.ConditionTrue && c.Reason == b.reason && c.Message == b.message {
+		return
+	}
+	log.FromContext(ctx).Info("not reconciling: "+b.message, "reason", b.reason)
+	r.recorder.Eventf(mc, nil, corev1.EventTypeWarning, b.reason, "Reconcile", "%s", b.message)
+}
+
+// pollInterval is how long a blocked Memcached waits before it is looked at
+// again: not at all when a change of the Memcached is what unblocks it, else
+// as long as it has been blocked, between 10 seconds and 5 minutes, so that a
+// quick fix is seen quickly and a forgotten one costs little.
+func (r *MemcachedReconciler) pollInterval(b *blockedError, st cachev1.MemcachedStatus) time.Duration {
+	if !b.poll {
+		return 0
+	}
+	var blockedFor time.Duration
+	if c := meta.FindStatusCondition(st.Conditions, cachev1.ConditionDegraded); c != nil {
+		blockedFor = r.clock.Since(c.LastTransitionTime.Time)
+	}
+	return min(max(blockedFor, 10*time.Second), 5*time.Minute)
 }
 
 // writeStatus replaces mc's status with st.
@@ -155,30 +213,57 @@ func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memca
 }
 
 // reconcileObjects applies the Deployment, Service and PDB where they differ
-// from the desired ones and returns the Deployment as last seen.
+// from the desired ones and returns the Deployment as last seen. Nothing is
+// written when mc is blocked (see blockedError).
 func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.Memcached) (*appsv1.Deployment, error) {
-	d := &appsv1.Deployment{}
-	if err := r.getOptional(ctx, mc, d); err != nil {
-		return nil, err
+	d, svc, pdb := &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}
+	wantPDB := desiredPDB(mc, r.opts)
+	children := []struct {
+		kind   string
+		live   client.Object
+		create bool
+	}{
+		{"Deployment", d, true},
+		{"Service", svc, true},
+		{"PodDisruptionBudget", pdb, wantPDB != nil},
 	}
+	// On a name clash the object read is someone else's: nil, so that its
+	// pods do not count as mc's.
+	for _, c := range children {
+		if err := r.getLive(ctx, mc, c.kind, c.live); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSizePolicy(mc, r.opts); err != nil {
+		return liveOrNil(d), err
+	}
+	// Every name is checked before anything is created, so that a clash
+	// leaves nothing half-made.
+	for _, c := range children {
+		if c.create && c.live.GetUID() == "" {
+			if err := r.checkNameFree(ctx, mc, c.kind, c.live); err != nil {
+				return nil, err
+			}
+		}
+	}
+
 	if err := r.applyDeployment(ctx, mc, d); err != nil {
 		return liveOrNil(d), err
 	}
-
-	svc := &corev1.Service{}
-	if err := r.getOptional(ctx, mc, svc); err != nil {
+	wantSvc := desiredService(mc)
+	if _, err := r.apply(ctx, mc, write{kind: "Service", want: wantSvc, annotations: wantSvc.Annotations, live: svc,
+		extract: func() (any, error) { return corev1ac.ExtractService(svc, FieldOwner) }}); err != nil {
 		return liveOrNil(d), err
 	}
-	if _, err := r.applyIfChanged(ctx, desiredService(mc), svc, func() (any, error) {
-		return corev1ac.ExtractService(svc, FieldOwner)
-	}); err != nil {
-		return liveOrNil(d), fmt.Errorf("applying Service: %w", err)
+	if wantPDB == nil {
+		return liveOrNil(d), r.deletePDB(ctx, pdb)
 	}
-
-	return liveOrNil(d), r.reconcilePDB(ctx, mc)
+	_, err := r.apply(ctx, mc, write{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
+		extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
+	return liveOrNil(d), err
 }
 
-// liveOrNil turns the empty Deployment that getOptional leaves for a missing
+// liveOrNil turns the empty Deployment that getLive leaves for a missing
 // one into nil.
 func liveOrNil(d *appsv1.Deployment) *appsv1.Deployment {
 	if d.UID == "" {
@@ -188,9 +273,13 @@ func liveOrNil(d *appsv1.Deployment) *appsv1.Deployment {
 }
 
 // applyDeployment applies mc's Deployment where it differs from live (empty
-// when there is none) and records an event for a create or a resize.
+// when there is none), after removing list entries the operator no longer
+// wants (see prunePatch).
 func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.Memcached, live *appsv1.Deployment) error {
 	want := desiredDeployment(mc, r.opts)
+	w := write{kind: "Deployment", want: want, annotations: want.Annotations, live: live,
+		extract: func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }}
+	pruned := false
 	if live.UID != "" {
 		owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
 		if err != nil {
@@ -200,77 +289,112 @@ func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.M
 			if err := r.client.Patch(ctx, live, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
 				return fmt.Errorf("removing stale entries from Deployment: %w", err)
 			}
+			pruned = true
 		}
 	}
-	applied, err := r.applyIfChanged(ctx, want, live, func() (any, error) {
-		return appsv1ac.ExtractDeployment(live, FieldOwner)
-	})
-	if err != nil {
-		return fmt.Errorf("applying Deployment: %w", err)
+	wrote, err := r.apply(ctx, mc, w)
+	if pruned && !wrote {
+		// The removal was the whole change.
+		r.reportWrite(ctx, mc, w)
 	}
-	replicas := *want.Spec.Replicas
-	switch {
-	case !applied:
-	case live.UID == "":
-		log.FromContext(ctx).Info("created Deployment", "replicas", replicas)
-	case live.Spec.Replicas == nil || *live.Spec.Replicas != replicas:
-		r.recorder.Eventf(mc, nil, corev1.EventTypeNormal, eventResized, "Resize", "resized from %d to %d pods", ptr.Deref(live.Spec.Replicas, 1), replicas)
-	default:
-		log.FromContext(ctx).Info("repaired Deployment")
-	}
-	return nil
+	return err
 }
 
-func (r *MemcachedReconciler) reconcilePDB(ctx context.Context, mc *cachev1.Memcached) error {
-	pdb := &policyv1.PodDisruptionBudget{}
-	if err := r.getOptional(ctx, mc, pdb); err != nil {
-		return err
-	}
-	want := desiredPDB(mc, r.opts)
-	if want == nil {
-		if pdb.UID == "" {
-			return nil
-		}
-		err := r.client.Delete(ctx, pdb, client.Preconditions{UID: &pdb.UID})
-		if client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting PodDisruptionBudget: %w", err)
-		}
+// deletePDB deletes pdb (empty when there is none): mc is below pdbMinSize.
+func (r *MemcachedReconciler) deletePDB(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
+	if pdb.UID == "" {
 		return nil
 	}
-	if _, err := r.applyIfChanged(ctx, want, pdb, func() (any, error) {
-		return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner)
-	}); err != nil {
-		return fmt.Errorf("applying PodDisruptionBudget: %w", err)
+	err := r.client.Delete(ctx, pdb, client.Preconditions{UID: &pdb.UID})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting PodDisruptionBudget: %w", err)
 	}
+	log.FromContext(ctx).Info("deleted PodDisruptionBudget: fewer than " + strconv.Itoa(pdbMinSize) + " pods")
 	return nil
 }
 
-// applyIfChanged applies want unless live exists and the fields the operator
-// owns in it, as extract returns them, already equal want; it reports whether
-// it wrote. Fields another manager took over by a hand edit are missing from
-// the extract, so they differ and the forced apply takes them back.
-func (r *MemcachedReconciler) applyIfChanged(ctx context.Context, want runtime.ApplyConfiguration, live client.Object, extract func() (any, error)) (bool, error) {
-	if live.GetUID() != "" {
-		current, err := extract()
+// write is one object the reconciler applies.
+type write struct {
+	kind string
+	want runtime.ApplyConfiguration
+	// annotations are want's, which apply configurations have no getter for.
+	annotations map[string]string
+	// live is the object as last seen, empty when there is none.
+	live client.Object
+	// extract returns the fields of live that the operator owns, as an
+	// apply configuration of want's type.
+	extract func() (any, error)
+}
+
+// apply applies w.want unless w.live exists and the fields the operator owns
+// in it already equal w.want. Fields another manager took over by a hand
+// edit are missing from the extract, so they differ and the forced apply
+// takes them back. Each write is logged, and a resize or a repair recorded
+// as an event. It reports whether it wrote.
+func (r *MemcachedReconciler) apply(ctx context.Context, mc *cachev1.Memcached, w write) (bool, error) {
+	if w.live.GetUID() != "" {
+		current, err := w.extract()
 		if err != nil {
-			return false, fmt.Errorf("reading owned fields: %w", err)
+			return false, fmt.Errorf("reading owned fields of %s: %w", w.kind, err)
 		}
-		if equality.Semantic.DeepEqual(current, want) {
+		if equality.Semantic.DeepEqual(current, w.want) {
 			return false, nil
 		}
 	}
-	if err := r.client.Apply(ctx, want, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-		return false, err
+	if err := r.client.Apply(ctx, w.want, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return false, fmt.Errorf("applying %s: %w", w.kind, err)
 	}
+	r.reportWrite(ctx, mc, w)
 	return true, nil
 }
 
-// getOptional reads mc's namesake object of obj's kind into obj, leaving obj
-// empty when it does not exist.
-func (r *MemcachedReconciler) getOptional(ctx context.Context, mc *cachev1.Memcached, obj client.Object) error {
-	err := r.client.Get(ctx, client.ObjectKeyFromObject(mc), obj)
-	if apierrors.IsNotFound(err) {
-		return nil
+// reportWrite says what the write w did.
+func (r *MemcachedReconciler) reportWrite(ctx context.Context, mc *cachev1.Memcached, w write) {
+	logger := log.FromContext(ctx)
+	var wantReplicas, liveReplicas int32
+	d, isDeployment := w.live.(*appsv1.Deployment)
+	if isDeployment {
+		wantReplicas = size(mc, r.opts)
+		liveReplicas = ptr.Deref(d.Spec.Replicas, 1)
 	}
-	return err
+	repaired := func(msg string) {
+		logger.Info(msg)
+		// The repaired object is the event's related object: events that
+		// differ only in their note are merged into one series, and a
+		// Memcached whose repairs leave it unchanged (same resourceVersion)
+		// would show one kind's repair for all.
+		related := w.live.DeepCopyObject().(client.Object)
+		related.SetName(mc.Name)
+		related.SetNamespace(mc.Namespace)
+		r.recorder.Eventf(mc, related, corev1.EventTypeNormal, eventRepaired, "Repair", "%s", msg)
+	}
+	switch {
+	case w.live.GetUID() == "" && recreating(mc):
+		repaired("recreated the " + w.kind + ", which had been deleted")
+	case w.live.GetUID() == "":
+		logger.Info("created " + w.kind)
+	case isRepair(w.live.GetAnnotations(), w.annotations) && isDeployment && liveReplicas != wantReplicas:
+		repaired(fmt.Sprintf("set the Deployment back to %s: it had been changed to %d (spec.size sets the number of pods)",
+			podCount(wantReplicas), liveReplicas))
+	case isRepair(w.live.GetAnnotations(), w.annotations):
+		repaired("undid a change to the " + w.kind + " that the Memcached does not ask for")
+	case isDeployment && liveReplicas != wantReplicas:
+		msg := fmt.Sprintf("resized from %d to %s", liveReplicas, podCount(wantReplicas))
+		logger.Info(msg)
+		r.recorder.Eventf(mc, nil, corev1.EventTypeNormal, eventResized, "Resize", "%s", msg)
+	default:
+		logger.Info("updated " + w.kind)
+	}
+}
+
+// recreating reports whether creating an object of mc replaces one that was
+// deleted: mc has been reconciled before, has not changed since (a PDB that a
+// resize to 2 pods brings comes with a new generation) and was not blocked,
+// so its objects existed.
+func recreating(mc *cachev1.Memcached) bool {
+	if mc.Status.ObservedGeneration == 0 || mc.Status.ObservedGeneration != mc.Generation {
+		return false
+	}
+	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded)
+	return c == nil || (c.Reason != cachev1.ReasonNameInUse && c.Reason != cachev1.ReasonSizeOutOfPolicy)
 }

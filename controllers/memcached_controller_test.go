@@ -96,6 +96,31 @@ func settled(before float64, n int) {
 	Eventually(reconciles, timeout, interval).Should(BeNumerically(">=", before+float64(n)))
 }
 
+// eventsOf returns a function listing mc's events as "Reason: note", as
+// kubectl describe shows them.
+func eventsOf(mc *cachev1.Memcached) func(Gomega) []string {
+	return func(g Gomega) []string {
+		events := &eventsv1.EventList{}
+		g.Expect(k8s.List(ctx, events, client.InNamespace(mc.Namespace))).To(Succeed())
+		var notes []string
+		for _, e := range events.Items {
+			if e.Regarding.UID == mc.UID {
+				notes = append(notes, e.Reason+": "+e.Note)
+			}
+		}
+		return notes
+	}
+}
+
+// degradedOf returns a function reading mc's Degraded condition.
+func degradedOf(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
+	return func(g Gomega) *metav1.Condition {
+		got := &cachev1.Memcached{}
+		g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+		return meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)
+	}
+}
+
 var _ = Describe("Memcached reconciler", func() {
 	It("creates a Deployment, a headless Service and a PDB as the Memcached says", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(3))
@@ -171,22 +196,12 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 2)
 		Eventually(func() error { return k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}) }, timeout, interval).Should(Succeed())
 
-		Eventually(func(g Gomega) {
-			events := &eventsv1.EventList{}
-			g.Expect(k8s.List(ctx, events, client.InNamespace(mc.Namespace))).To(Succeed())
-			var notes []string
-			for _, e := range events.Items {
-				if e.Regarding.UID == mc.UID {
-					notes = append(notes, e.Reason+": "+e.Note)
-				}
-			}
-			// Creation records no event: the status shows it.
-			g.Expect(notes).To(ConsistOf(
-				"Resized: resized from 2 to 5 pods",
-				"Resized: resized from 5 to 1 pods",
-				"Resized: resized from 1 to 2 pods",
-			))
-		}, timeout, interval).Should(Succeed())
+		// Creation records no event: the status shows it.
+		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(
+			"Resized: resized from 2 to 5 pods",
+			"Resized: resized from 5 to 1 pod",
+			"Resized: resized from 1 to 2 pods",
+		))
 	})
 
 	It("resizes through the scale subresource, as kubectl scale does", func() {
@@ -201,8 +216,8 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 4)
 	})
 
-	DescribeTable("repairs a hand edit of the Deployment",
-		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment)) {
+	DescribeTable("repairs a hand edit of the Deployment, and says so",
+		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment), event string) {
 			mc := createMemcached(watchedNS, gen.WithSize(2))
 			eventuallyAvailable(mc, 2)
 			d := &appsv1.Deployment{}
@@ -215,34 +230,37 @@ var _ = Describe("Memcached reconciler", func() {
 				repaired(g, d)
 			}, timeout, interval).Should(Succeed())
 			eventuallyAvailable(mc, 2)
+			// A repair is not a resize, whatever it changed.
+			Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(event))
 		},
 		Entry("replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](7) },
-			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2)))) }),
+			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2)))) },
+			"Repaired: set the Deployment back to 2 pods: it had been changed to 7 (spec.size sets the number of pods)"),
 		Entry("image", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "evil:latest" },
 			func(g Gomega, d *appsv1.Deployment) {
 				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(controllers.DefaultMemcachedImage))
-			}),
+			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("command", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Command = []string{"sh"} },
 			func(g Gomega, d *appsv1.Deployment) {
 				g.Expect(d.Spec.Template.Spec.Containers[0].Command).To(ContainElements("memcached", "--memory-limit=64"))
-			}),
+			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("ports", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 1234 },
 			func(g Gomega, d *appsv1.Deployment) {
 				g.Expect(d.Spec.Template.Spec.Containers[0].Ports).To(ConsistOf(HaveField("ContainerPort", int32(11211))))
-			}),
+			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("probes", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].ReadinessProbe = nil },
 			func(g Gomega, d *appsv1.Deployment) {
 				g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
-			}),
+			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("labels", func(d *appsv1.Deployment) { delete(d.Labels, "app.kubernetes.io/name") },
 			func(g Gomega, d *appsv1.Deployment) {
 				g.Expect(d.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "memcached"))
-			}),
+			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("env", func(d *appsv1.Deployment) {
 			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://rogue:3128"}}
 		}, func(g Gomega, d *appsv1.Deployment) {
 			g.Expect(d.Spec.Template.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", "HTTP_PROXY")))
-		}),
+		}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 	)
 
 	It("leaves fields others own alone and does not flap", func() {
@@ -286,6 +304,72 @@ var _ = Describe("Memcached reconciler", func() {
 			}, timeout, interval).Should(Succeed(), "%T recreated", obj)
 		}
 		eventuallyAvailable(mc, 2)
+		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(
+			"Repaired: recreated the Deployment, which had been deleted",
+			"Repaired: recreated the Service, which had been deleted",
+			"Repaired: recreated the PodDisruptionBudget, which had been deleted",
+		))
+	})
+
+	It("leaves someone else's Deployment of its name alone, creates nothing, and says why", func() {
+		name := fmt.Sprintf("mc-%d", nameSeq.Add(1))
+		theirs := gen.UnrelatedDeployment(watchedNS, name, 1)
+		Expect(k8s.Create(ctx, theirs)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+
+		mc := gen.Memcached(watchedNS, name, gen.WithSize(2))
+		Expect(k8s.Create(ctx, mc)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+		Eventually(degradedOf(mc), timeout, interval).Should(And(
+			HaveField("Status", metav1.ConditionTrue),
+			HaveField("Reason", cachev1.ReasonNameInUse),
+			HaveField("Message", `a Deployment named "`+name+`" already exists and does not belong to this Memcached, `+
+				`so the operator leaves it alone and creates nothing; delete that Deployment or give the Memcached another name`)))
+
+		got := &cachev1.Memcached{}
+		Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+		Expect(got.Status.ReadyReplicas).To(BeZero(), "their pods are not the Memcached's")
+		before := reconciles()
+		settled(before, 1)
+		Consistently(eventsOf(mc), 2*time.Second, interval).Should(ConsistOf(HavePrefix("NameInUse: a Deployment named")),
+			"one event, not one per retry")
+		live := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), live)).To(Succeed())
+		Expect(live.Generation).To(Equal(theirs.Generation), "their Deployment's spec is untouched")
+		Expect(live.Labels).To(Equal(theirs.Labels))
+		for _, m := range live.ManagedFields {
+			Expect(m.Manager).NotTo(Equal(controllers.FieldOwner))
+		}
+		for _, obj := range []client.Object{&corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
+			Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), obj))).To(BeTrue(), "no %T half-created", obj)
+		}
+
+		// Once the name is free, the operator looks again by itself: the
+		// other Deployment is not in its cache, so its deletion raised no event.
+		Expect(k8s.Delete(ctx, theirs)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), &appsv1.Deployment{}))
+		}, timeout, interval).Should(BeTrue())
+		eventuallyAvailable(mc, 2)
+		Expect(degradedOf(mc)(Default)).To(HaveField("Reason", cachev1.ReasonReconciled))
+		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("NameInUse: ")), "a first creation is no repair")
+	})
+
+	It("leaves a Memcached outside the size policy as it is, which only happens without webhooks", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(40))
+		Eventually(degradedOf(mc), timeout, interval).Should(And(
+			HaveField("Status", metav1.ConditionTrue),
+			HaveField("Reason", cachev1.ReasonSizeOutOfPolicy),
+			HaveField("Message", "spec.size 40 is outside the range the administrator allows (1 to 16), "+
+				"so the operator leaves this Memcached's objects as they are; set spec.size within the range")))
+		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue(), "no pods for size 40")
+		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(HavePrefix("SizeOutOfPolicy: spec.size 40 is outside")))
+
+		setSize(mc, 3)
+		eventuallyAvailable(mc, 3)
+		Expect(degradedOf(mc)(Default)).To(HaveField("Reason", cachev1.ReasonReconciled))
+		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("SizeOutOfPolicy: ")), "a first creation is no repair")
 	})
 
 	It("caches only the objects it owns", func() {
@@ -341,10 +425,12 @@ var _ = Describe("Memcached reconciler", func() {
 
 	It("writes each owned object once and the status once while a rollout ends within the progress interval", func() {
 		op.stop()
-		paced := startOperator(controllers.Options{DefaultSize: 3, ProgressInterval: timeout})
+		opts := suiteOptions()
+		opts.ProgressInterval = timeout
+		paced := startOperator(opts)
 		DeferCleanup(func() {
 			paced.stop()
-			op = startOperator(controllers.Options{DefaultSize: 3})
+			op = startOperator(suiteOptions())
 		})
 		mc := createMemcached(watchedNS, gen.WithSize(3))
 		eventuallyAvailable(mc, 3)
@@ -368,10 +454,10 @@ var _ = Describe("Memcached reconciler", func() {
 		op.stop()
 		before := reconciles()
 		resync := 2 * time.Second
-		idle := startOperator(controllers.Options{DefaultSize: 3}, func(o *ctrl.Options) { o.Cache.SyncPeriod = &resync })
+		idle := startOperator(suiteOptions(), func(o *ctrl.Options) { o.Cache.SyncPeriod = &resync })
 		DeferCleanup(func() {
 			idle.stop()
-			op = startOperator(controllers.Options{DefaultSize: 3})
+			op = startOperator(suiteOptions())
 		})
 		// The start reconciles every Memcached once; each resync of the
 		// Deployments, Services, PDBs and pods does it again.

@@ -25,6 +25,11 @@ type Options struct {
 	// only when the defaulting webhook did not run.
 	DefaultSize int32
 
+	// MinSize and MaxSize are the size policy's range (zero: no bound). The
+	// validating webhook holds new sizes to it; the reconciler leaves alone
+	// a Memcached outside it, which only gets in while the webhooks are off.
+	MinSize, MaxSize int32
+
 	// Platform selects the pod security context that the cluster admits.
 	Platform Platform
 

@@ -20,10 +20,11 @@ func desiredPDB(mc *cachev1.Memcached, o Options) *policyv1ac.PodDisruptionBudge
 	if size(mc, o) < pdbMinSize {
 		return nil
 	}
-	return policyv1ac.PodDisruptionBudget(mc.Name, mc.Namespace).
+	pdb := policyv1ac.PodDisruptionBudget(mc.Name, mc.Namespace).
 		WithLabels(objectLabels(mc)).
 		WithOwnerReferences(ownerReference(mc)).
 		WithSpec(policyv1ac.PodDisruptionBudgetSpec().
 			WithMaxUnavailable(intstr.FromInt32(1)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(selectorLabels(mc))))
+	return pdb.WithAnnotations(desiredHash(pdb))
 }

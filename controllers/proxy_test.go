@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,12 +15,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
@@ -57,7 +59,46 @@ func (b *syncBuffer) String() string {
 func restartOperator(proxy []corev1.EnvVar, tweaks ...func(*ctrl.Options)) {
 	GinkgoHelper()
 	op.stop()
-	op = startOperator(controllers.Options{DefaultSize: 3, ProxyEnv: proxy}, tweaks...)
+	opts := suiteOptions()
+	opts.ProxyEnv = proxy
+	op = startOperator(opts, tweaks...)
+}
+
+// refuseDeployment makes the API server refuse every write of a Deployment
+// named name, until the spec ends.
+func refuseDeployment(name string) {
+	GinkgoHelper()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "refuse-" + name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: fmt.Sprintf("object.metadata.name != %q", name),
+				Message:    "this cluster refuses Deployments named " + name,
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	for _, obj := range []client.Object{policy, binding} {
+		Expect(k8s.Create(ctx, obj)).To(Succeed())
+		DeferCleanup(func() { Expect(k8s.Delete(ctx, obj)).To(Succeed()) })
+	}
+	// The API server loads a policy asynchronously: wait until it refuses.
+	Eventually(func() error {
+		return k8s.Create(ctx, gen.UnrelatedDeployment(watchedNS, name, 1), client.DryRunAll)
+	}, timeout, interval).Should(MatchError(ContainSubstring("denied request")))
 }
 
 // proxyEnvOf returns the proxy entries of every container of mc's Deployment.
@@ -171,21 +212,20 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 				}
 			}, timeout, interval).Should(Succeed())
 		}
-		// A Memcached whose Deployment cannot be written (a stranger's
-		// Deployment of that name has another, immutable selector) makes the
-		// operator log, record and report its error: the likeliest place for
-		// a value to leak.
+		// A Memcached whose Deployment the API server refuses (an admission
+		// policy, as a cluster's policy engine would) makes the operator log,
+		// record and report its error: the likeliest place for a value to
+		// leak.
 		broken := gen.Memcached(watchedNS, "proxy-broken", gen.WithSize(2))
-		stranger := gen.UnrelatedDeployment(watchedNS, broken.Name, 1)
-		Expect(k8s.Create(ctx, stranger)).To(Succeed())
-		DeferCleanup(func() { Expect(k8s.Delete(ctx, stranger)).To(Succeed()) })
+		refuseDeployment(broken.Name)
 		Expect(k8s.Create(ctx, broken)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, broken)).To(Succeed()) })
 		Eventually(func(g Gomega) {
 			got := &cachev1.Memcached{}
 			g.Expect(k8s.Get(ctx, key(broken), got)).To(Succeed())
 			g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)).To(And(
-				HaveField("Status", metav1.ConditionTrue), HaveField("Message", ContainSubstring("immutable"))))
+				HaveField("Status", metav1.ConditionTrue), HaveField("Reason", cachev1.ReasonReconcileFailed),
+				HaveField("Message", ContainSubstring("denied request"))))
 		}, timeout, interval).Should(Succeed())
 
 		Expect(logs.String()).To(ContainSubstring(broken.Name), "the log was captured")

@@ -12,7 +12,7 @@ import (
 // servers themselves, so they need every pod's address (one DNS A record
 // each), not a load-balanced virtual IP.
 func desiredService(mc *cachev1.Memcached) *corev1ac.ServiceApplyConfiguration {
-	return corev1ac.Service(mc.Name, mc.Namespace).
+	svc := corev1ac.Service(mc.Name, mc.Namespace).
 		WithLabels(objectLabels(mc)).
 		WithOwnerReferences(ownerReference(mc)).
 		WithSpec(corev1ac.ServiceSpec().
@@ -23,4 +23,5 @@ func desiredService(mc *cachev1.Memcached) *corev1ac.ServiceApplyConfiguration {
 				WithPort(memcachedPort).
 				WithTargetPort(intstr.FromString(portName)).
 				WithProtocol(corev1.ProtocolTCP)))
+	return svc.WithAnnotations(desiredHash(svc))
 }

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -30,25 +31,29 @@ func desiredStatus(mc *cachev1.Memcached, o Options, d *appsv1.Deployment, pods 
 	}
 
 	available := metav1.Condition{Type: cachev1.ConditionAvailable, Status: metav1.ConditionFalse,
-		Reason: cachev1.ReasonReplicasNotReady, Message: fmt.Sprintf("%d of %d pods ready", st.ReadyReplicas, want)}
+		Reason: cachev1.ReasonReplicasNotReady, Message: fmt.Sprintf("%d of %s ready", st.ReadyReplicas, podCount(want))}
 	if st.ReadyReplicas >= want {
 		available.Status, available.Reason = metav1.ConditionTrue, cachev1.ReasonAllReplicasReady
 	}
 
 	progressing := metav1.Condition{Type: cachev1.ConditionProgressing, Status: metav1.ConditionFalse,
-		Reason: cachev1.ReasonRolloutComplete, Message: fmt.Sprintf("%d pods up to date", want)}
+		Reason: cachev1.ReasonRolloutComplete, Message: podCount(want) + " up to date"}
 	switch {
 	case d == nil || d.Status.Replicas != want:
 		progressing.Status, progressing.Reason = metav1.ConditionTrue, cachev1.ReasonScaling
-		progressing.Message = fmt.Sprintf("scaling to %d pods", want)
+		progressing.Message = "scaling to " + podCount(want)
 	case !deploymentRolledOut(d, want):
 		progressing.Status, progressing.Reason = metav1.ConditionTrue, cachev1.ReasonRollingOut
-		progressing.Message = fmt.Sprintf("%d of %d pods up to date", d.Status.UpdatedReplicas, want)
+		progressing.Message = fmt.Sprintf("%d of %s up to date", d.Status.UpdatedReplicas, podCount(want))
 	}
 
 	degraded := metav1.Condition{Type: cachev1.ConditionDegraded, Status: metav1.ConditionFalse,
 		Reason: cachev1.ReasonReconciled, Message: "all objects applied"}
-	if writeErr != nil {
+	var blocked *blockedError
+	switch {
+	case errors.As(writeErr, &blocked):
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, blocked.reason, blocked.message
+	case writeErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, cachev1.ReasonReconcileFailed, writeErr.Error()
 	}
 
@@ -87,4 +92,12 @@ func podNames(pods []corev1.Pod) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// podCount is "1 pod" or "n pods".
+func podCount(n int32) string {
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,6 +58,10 @@ func TestDesiredStatus(t *testing.T) {
 			want: conds{cachev1.ReasonReplicasNotReady, cachev1.ReasonScaling, cachev1.ReasonReconciled}},
 		{name: "write failed", d: deploymentStatus(1, 1, 3, 3, 3), err: errors.New("boom"),
 			want:    conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconcileFailed},
+			settled: true},
+		{name: "blocked: the reason is the block's, wrapped or not", d: deploymentStatus(1, 1, 3, 3, 3),
+			err:     fmt.Errorf("applying: %w", &blockedError{reason: cachev1.ReasonNameInUse, message: "taken"}),
+			want:    conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonNameInUse},
 			settled: true},
 		{name: "terminating and finished pods are not nodes", d: deploymentStatus(1, 1, 3, 3, 3),
 			pods: []corev1.Pod{pod("m-a", corev1.PodRunning, true), pod("m-b", corev1.PodSucceeded, false), pod("m-c", corev1.PodFailed, false), pod("m-d", corev1.PodRunning, false)},

@@ -80,7 +80,7 @@ var _ = BeforeSuite(func() {
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
 
-	op = startOperator(controllers.Options{DefaultSize: 3, Workers: 4})
+	op = startOperator(suiteOptions())
 	DeferCleanup(func() { op.stop() })
 })
 
@@ -91,6 +91,12 @@ type operator struct {
 	// cache is the manager's informer cache, to prove what it holds.
 	cache cache.Cache
 	stop  func()
+}
+
+// suiteOptions are the reconciler's options in the suite: the default size
+// policy, and more than one worker, as in production.
+func suiteOptions() controllers.Options {
+	return controllers.Options{DefaultSize: 3, MinSize: 1, MaxSize: 16, Workers: 4}
 }
 
 // startOperator runs the reconciler with opts, watching watchedNS, as
@@ -113,7 +119,7 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 	}
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(controllers.NewMemcachedReconciler(mgr.GetClient(), mgr.GetEventRecorder(controllers.FieldOwner), opts).
+	Expect(controllers.NewMemcachedReconciler(mgr, opts).
 		SetupWithManager(mgr)).To(Succeed())
 
 	mgrCtx, cancel := context.WithCancel(ctx)
