@@ -183,13 +183,17 @@ LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
 LOCAL_CLUSTER_NODE ?=
 LOCAL_CLUSTER_TOOLS = control-plane $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node node-packages)
 export LOCAL_CLUSTER_NODE
+# The local cluster keeps its objects across a stop and a start (in
+# LOCAL_CLUSTER_DIR); LOCAL_CLUSTER_FRESH=true starts it empty.
+LOCAL_CLUSTER_FRESH ?=
+export LOCAL_CLUSTER_FRESH
 
 .PHONY: local-cluster
-local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig); LOCAL_CLUSTER_NODE=real adds a real node.
+local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig) with the objects it held when stopped; LOCAL_CLUSTER_FRESH=true starts it empty, LOCAL_CLUSTER_NODE=real adds a real node.
 	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh up
 
 .PHONY: local-cluster-down
-local-cluster-down: ## Stop the local cluster; nothing of it (process, mount, network interface, iptables rule) is left.
+local-cluster-down: ## Stop the local cluster, keeping its objects for the next start; no process, mount, network interface or iptables rule of it is left.
 	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh down
 
 ##@ Deployment

@@ -2,8 +2,9 @@
 # Starts (up) or stops (down) the local cluster of test/framework/localcluster
 # in the background, for `make local-cluster`, `make local-cluster-down` and
 # `make run`. The cluster's files, logs and kubeconfig live in
-# $LOCAL_CLUSTER_DIR (default .local-cluster). LOCAL_CLUSTER_NODE=real adds
-# the real node (root only).
+# $LOCAL_CLUSTER_DIR (default .local-cluster), where the cluster's objects
+# outlive a stop and start; LOCAL_CLUSTER_FRESH=true starts an empty one.
+# LOCAL_CLUSTER_NODE=real adds the real node (root only).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,7 @@ up() {
     go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
     args=(--dir "$dir" --bin-dir "$bin_dir")
     [[ ${LOCAL_CLUSTER_NODE:-} != real ]] || args+=(--real-node)
+    [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || args+=(--fresh)
     # A session of its own: a Ctrl-C of make run (or of the terminal that
     # ran make local-cluster) must not reach the cluster, which outlives them.
     setsid "$root/bin/local-cluster" "${args[@]}" </dev/null >"$dir/local-cluster.log" 2>&1 &

@@ -7,9 +7,19 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${KUSTOMIZE:=$root/bin/kustomize}" "${KUBECTL:=$root/bin/kubectl}"
+state_dir=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}
+
+# Two operators on one cluster would fight over the objects and over the
+# webhook configurations that local mode writes.
+pidfile=$state_dir/operator.pid
+if [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  echo "Another make run (pid $(cat "$pidfile")) is already running the operator from this directory: stop it first (Ctrl-C in its terminal)." >&2
+  exit 1
+fi
 
 if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
-  "$root/hack/local-cluster.sh" up
+  # Its export line is printed below, with the other commands for the user.
+  "$root/hack/local-cluster.sh" up | { grep -v '^export KUBECONFIG=' || true; }
   export KUBECONFIG=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}/kubeconfig
   if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
     # The image the real node has: nothing can be pulled.
@@ -43,10 +53,32 @@ export ENABLE_WEBHOOKS=${ENABLE_WEBHOOKS:-$on_this_host}
 if [[ $ENABLE_WEBHOOKS == false && $on_this_host == false ]]; then
   echo "The API server ($server) is not on this host, so it could not call the webhooks: running without them (ENABLE_WEBHOOKS=true forces them on)."
 fi
-: "${WEBHOOK_CERT_DIR:=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}/webhook-certs}"
+: "${WEBHOOK_CERT_DIR:=$state_dir/webhook-certs}"
+
+# The first port from $1 up that nothing on this host's loopback answers on.
+free_port() {
+  local p=$1
+  while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+  echo "$p"
+}
+# Ports nobody asked for move out of the way of whatever holds the default.
+ports=()
+if [[ " ${RUN_ARGS:-} $* " != *" --webhook-port"* ]]; then
+  port=$(free_port 9443)
+  [[ $port == 9443 ]] || echo "Port 9443 is in use: the webhook server listens on 127.0.0.1:$port."
+  ports+=(--webhook-port="$port")
+fi
+if [[ " ${RUN_ARGS:-} $* " != *" --health-probe-bind-address"* ]]; then
+  port=$(free_port 8081)
+  [[ $port == 8081 ]] || echo "Port 8081 is in use: the health probe listens on 127.0.0.1:$port."
+  # The health probe answers this host only: nothing probes a host process.
+  ports+=(--health-probe-bind-address=127.0.0.1:"$port")
+fi
 
 "$KUSTOMIZE" build "$root/config/crd" | "$KUBECTL" apply --server-side -f -
 cd "$root"
-# The health probe answers this host only: nothing probes a host process.
+mkdir -p "$state_dir"
+echo $$ >"$pidfile"
+# Human-readable logs (console encoder): make run is read by a person.
 exec go run ./main.go --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
-  --webhook-manifests="$root/config/webhook/manifests.yaml" --health-probe-bind-address=127.0.0.1:8081 ${RUN_ARGS:-} "$@"
+  --webhook-manifests="$root/config/webhook/manifests.yaml" --zap-encoder=console "${ports[@]}" ${RUN_ARGS:-} "$@"

@@ -120,8 +120,8 @@ func (c *Cluster) Start(ctx context.Context) (err error) {
 // prepare creates the directory layout, credentials, kubeconfigs and
 // process definitions, and with a real node takes the machine's node lock,
 // sets the pod network up and builds the sandbox image. Entries left by an
-// earlier cluster in the same Dir are replaced: every Start is a fresh
-// cluster.
+// earlier cluster in the same Dir are replaced, etcd's data too unless
+// Options.KeepState says to keep it.
 func (c *Cluster) prepare(ctx context.Context) error {
 	dir := c.opts.Dir
 	if dir == "" {
@@ -147,7 +147,11 @@ func (c *Cluster) prepare(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, p := range []string{l.kubeconfig(), l.logs(), l.etcdData(), l.pki(), l.config(), l.node()} {
+	stale := []string{l.kubeconfig(), l.logs(), l.pki(), l.config(), l.node()}
+	if !c.opts.KeepState {
+		stale = append(stale, l.etcdData())
+	}
+	for _, p := range stale {
 		if err := os.RemoveAll(p); err != nil {
 			return err
 		}

@@ -57,7 +57,8 @@ func fakeNode(name string, taint bool) *corev1.Node {
 func createNodes(ctx context.Context, cs kubernetes.Interface, n int, capacity corev1.ResourceList, taint bool) error {
 	for i := range n {
 		name := nodeName(i)
-		if _, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(name, taint), metav1.CreateOptions{}); err != nil {
+		// A kept state (Options.KeepState) holds the nodes already.
+		if _, err := cs.CoreV1().Nodes().Create(ctx, fakeNode(name, taint), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating node %s: %w", name, err)
 		}
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

@@ -58,6 +58,12 @@ type Options struct {
 	// a Dir that was given is kept, logs included.
 	Dir string
 
+	// KeepState makes Start reuse the etcd data that an earlier cluster left
+	// in Dir, so that its objects survive a stop and a start, as a user of
+	// `make local-cluster` expects. Credentials, ports and the real node's
+	// containers are new each time. Without it every Start is a fresh cluster.
+	KeepState bool
+
 	// StagesFile is a kwok configuration holding the Stage objects that move
 	// fake nodes and pods through their lifecycle; kwok refuses to start
 	// without them. Defaults to <BinDir>/kwok-stages.yaml.
@@ -145,6 +151,9 @@ func (o Options) validate() error {
 	var errs []error
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("Options.Nodes must not be negative, got %d", o.Nodes))
+	}
+	if o.KeepState && o.Dir == "" {
+		errs = append(errs, errors.New("Options.KeepState needs Options.Dir: a temporary directory holds no earlier state"))
 	}
 	binaries := o.components()
 	if o.RealNode {

@@ -35,10 +35,12 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.cluster.Nodes, "nodes", 0, "number of fake (kwok) nodes (default 1, or 0 with --real-node)")
 	fs.BoolVar(&o.cluster.RealNode, "real-node", false, "add a node that runs pods for real (kubelet, containerd, kube-proxy; needs root)")
 	fs.BoolVar(&o.cleanup, "cleanup", false, "start nothing: remove what a real node whose launcher was killed left on this machine (containers, mounts, the bridge, iptables rules)")
+	fresh := fs.Bool("fresh", false, "start an empty cluster, discarding the objects an earlier one in --dir left (default: keep them)")
 	fs.StringVar(&o.cluster.StagesFile, "stages", "", "kwok stages file (default <bin-dir>/kwok-stages.yaml)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	o.cluster.KeepState = !*fresh
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
