@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: runs the operator on this host. With no cluster configured (no
 # KUBECONFIG, no ~/.kube/config) it starts the local cluster first and leaves
-# it running afterwards (`make local-cluster-down` stops it); either way it
-# installs the CRD and runs the manager in the foreground.
+# it running afterwards (`make local-cluster-down` stops it, keeping its
+# objects for the next start); either way it installs the CRD and runs the
+# manager in the foreground.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ fi
 if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   # Its export line is printed below, with the other commands for the user.
   "$root/hack/local-cluster.sh" up | { grep -v '^export KUBECONFIG=' || true; }
-  export KUBECONFIG=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}/kubeconfig
+  export KUBECONFIG=$state_dir/kubeconfig
   if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
     # The image the real node has: nothing can be pulled.
     export RELATED_IMAGE_MEMCACHED=${RELATED_IMAGE_MEMCACHED:-localhost/memcached:debian}

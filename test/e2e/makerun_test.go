@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,11 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			Expect(run.Kill()).To(Succeed())
 			harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		})
+		// Something else holds the webhook server's default port: make run
+		// moves to the next free one rather than failing to bind.
+		if l, err := net.Listen("tcp", "127.0.0.1:9443"); err == nil {
+			DeferCleanup(l.Close)
+		}
 		cmd := makeRun()
 		var err error
 		run, err = process.Start(process.Spec{Path: "make", Args: cmd.Args[1:], Env: cmd.Env, Dir: cmd.Dir, LogPath: log})
@@ -75,6 +81,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(strings.Count(out, "export KUBECONFIG=")).To(Equal(1), out)
 		Expect(out).To(ContainSubstring("  export KUBECONFIG=" + kubeconfig + "\n"))
 		Expect(out).To(ContainSubstring("  bin/kubectl apply -k config/samples/\n"))
+		Expect(out).To(MatchRegexp(`Port 9443 is in use: the webhook server listens on 127\.0\.0\.1:94\d\d\.`))
 		Expect(kubectl(ctx, nil, "apply", "-k", filepath.Join(repo.Root(), "config", "samples"))).To(
 			Equal("memcached.cache.example.com/memcached-sample created\n"))
 		Eventually(func() (string, error) {

@@ -21,9 +21,11 @@ var _ = Describe("make local-cluster LOCAL_CLUSTER_NODE=real", Ordered, func() {
 	var dir, kubeconfig string
 
 	// makeTarget runs a target with the real node, in the spec's directory.
+	// Each spec starts an empty cluster: the objects a stopped cluster keeps
+	// are the make-run suite's concern (test/e2e).
 	makeTarget := func(ctx context.Context, target string) string {
 		GinkgoHelper()
-		return harness.Make(ctx, target, "LOCAL_CLUSTER_NODE=real", "LOCAL_CLUSTER_DIR="+dir)
+		return harness.Make(ctx, target, "LOCAL_CLUSTER_NODE=real", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true")
 	}
 
 	BeforeAll(func() {
