@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
@@ -99,5 +100,65 @@ func TestParseWatchNamespaces(t *testing.T) {
 		if diff := cmp.Diff(want, ParseWatchNamespaces(in)); diff != "" {
 			t.Errorf("ParseWatchNamespaces(%q) (-want +got):\n%s", in, diff)
 		}
+	}
+}
+
+// TestDesiredDeploymentUnchangedByDefaults holds the Deployment of a
+// Memcached that sets only its size to the one the operator built before the
+// spec had memory, item size, connections, threads, resources and placement:
+// its desired hash, computed from the whole apply configuration, is the old
+// one, so upgrading the operator rewrites no Deployment and restarts no pod.
+func TestDesiredDeploymentUnchangedByDefaults(t *testing.T) {
+	for platform, want := range map[Platform]string{
+		PlatformKubernetes: "34feeddbe5683af4",
+		PlatformOpenShift:  "c721c9bcaa4a48f8",
+	} {
+		mc := gen.Memcached("ns", "a", gen.WithSize(3), gen.WithUID("uid-1"))
+		d := desiredDeployment(mc, Options{Platform: platform}.withDefaults())
+		if got := d.Annotations[desiredHashAnnotation]; got != want {
+			t.Errorf("%s: desired hash = %s, want %s (the Deployment of a size-only Memcached changed)", platform, got, want)
+		}
+	}
+}
+
+// TestDesiredDeploymentCarriesTheSpec: the settings reach memcached's command
+// line, and the resources and placement reach the pod template as the spec
+// gives them.
+func TestDesiredDeploymentCarriesTheSpec(t *testing.T) {
+	resources := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	placement := func(mc *cachev1.Memcached) {
+		mc.Spec.Resources = &resources
+		mc.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+		mc.Spec.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "cache", Effect: corev1.TaintEffectNoSchedule}}
+		mc.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+			Weight: 10, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}
+		mc.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 2, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule}}
+		mc.Spec.PriorityClassName = "cache-critical"
+	}
+	mc := gen.Memcached("ns", "a", gen.WithSize(2), gen.WithUID("uid-1"), gen.WithMemory("256Mi"), gen.WithMaxItemSize("4Mi"),
+		gen.WithMaxConnections(4096), gen.WithThreads(8), placement)
+	d := desiredDeployment(mc, Options{}.withDefaults())
+	pod := d.Spec.Template.Spec
+	if diff := cmp.Diff([]string{"memcached", "--port=11211", "--memory-limit=256", "--extended=modern", "--verbose",
+		"--max-item-size=4194304", "--conn-limit=4096", "--threads=8"}, pod.Containers[0].Command); diff != "" {
+		t.Errorf("command (-want +got):\n%s", diff)
+	}
+	if got := (*pod.Containers[0].Resources.Limits)[corev1.ResourceMemory]; got.String() != "1Gi" {
+		t.Errorf("memory limit = %s, want the spec's 1Gi", got.String())
+	}
+	if diff := cmp.Diff(map[string]string{"disk": "ssd"}, pod.NodeSelector); diff != "" {
+		t.Errorf("nodeSelector (-want +got):\n%s", diff)
+	}
+	if len(pod.Tolerations) != 1 || *pod.Tolerations[0].Key != "dedicated" || *pod.Tolerations[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("tolerations = %+v", pod.Tolerations)
+	}
+	if pod.Affinity == nil || *pod.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].Weight != 10 {
+		t.Errorf("affinity = %+v", pod.Affinity)
+	}
+	if len(pod.TopologySpreadConstraints) != 1 || *pod.TopologySpreadConstraints[0].MaxSkew != 2 {
+		t.Errorf("topologySpreadConstraints = %+v", pod.TopologySpreadConstraints)
+	}
+	if ptr.Deref(pod.PriorityClassName, "") != "cache-critical" {
+		t.Errorf("priorityClassName = %v", pod.PriorityClassName)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // defaultCoalesceDelay is how long a Memcached waits after a change of its
@@ -54,7 +55,7 @@ func coalescing(delay time.Duration, mapFn handler.MapFunc) handler.EventHandler
 // pods) to its Memcached by the instance label. The caches hold only objects
 // with the managed-by label, so nothing else reaches here.
 func instanceOf(_ context.Context, o client.Object) []reconcile.Request {
-	name, ok := o.GetLabels()[labelInstance]
+	name, ok := o.GetLabels()[operand.LabelInstance]
 	if !ok {
 		return nil
 	}

@@ -1,35 +1,49 @@
 package controllers
 
 import (
+	"encoding/json"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 )
 
 const (
 	containerName = "memcached"
 	portName      = "memcached"
-	memcachedPort = 11211
 )
-
-// memcachedCommand caps the item memory at 64 MiB; the container's memory
-// request and limit below leave room for connections and the hash table.
-// Long options with "=" only: memcached's getopt takes "-m=64" as the value
-// "=64", which atoi reads as 0 MiB, and memcached refuses to start. The
-// command is proven against real memcached on the local cluster's real node
-// (test/node).
-var memcachedCommand = []string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose"}
 
 // desiredDeployment is the Deployment that runs mc's memcached pods: every
 // field here is owned by the operator and returns after a hand edit.
 func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApplyConfiguration {
+	pod := corev1ac.PodSpec().
+		WithSecurityContext(podSecurityContext(o.Platform)).
+		WithContainers(memcachedContainer(mc, o)).
+		WithNodeSelector(mc.Spec.NodeSelector)
+	// Placement is copied as the spec gives it: the defaulting webhook has
+	// written the default spread into a spec without placement. Fields the
+	// spec leaves empty stay out, so the Deployment of a Memcached without
+	// placement is the one it had before placement existed.
+	if mc.Spec.PriorityClassName != "" {
+		pod.WithPriorityClassName(mc.Spec.PriorityClassName)
+	}
+	for i := range mc.Spec.Tolerations {
+		pod.WithTolerations(applyConfiguration[corev1ac.TolerationApplyConfiguration](&mc.Spec.Tolerations[i]))
+	}
+	if mc.Spec.Affinity != nil {
+		pod.WithAffinity(applyConfiguration[corev1ac.AffinityApplyConfiguration](mc.Spec.Affinity))
+	}
+	for i := range mc.Spec.TopologySpreadConstraints {
+		pod.WithTopologySpreadConstraints(
+			applyConfiguration[corev1ac.TopologySpreadConstraintApplyConfiguration](&mc.Spec.TopologySpreadConstraints[i]))
+	}
 	d := appsv1ac.Deployment(mc.Name, mc.Namespace).
 		WithLabels(objectLabels(mc)).
 		WithOwnerReferences(ownerReference(mc)).
@@ -38,38 +52,51 @@ func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApp
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(selectorLabels(mc))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(objectLabels(mc)).
-				WithSpec(corev1ac.PodSpec().
-					WithSecurityContext(podSecurityContext(o.Platform)).
-					WithContainers(memcachedContainer(o)))))
+				WithSpec(pod)))
 	return d.WithAnnotations(desiredHash(d))
 }
 
-func memcachedContainer(o Options) *corev1ac.ContainerApplyConfiguration {
+// memcachedContainer runs memcached with the settings of mc's spec. The
+// command is proven against real memcached (controllers/operand's table test
+// and test/node).
+func memcachedContainer(mc *cachev1.Memcached, o Options) *corev1ac.ContainerApplyConfiguration {
+	settings := operand.FromSpec(&mc.Spec)
+	resources := operand.Resources(settings)
+	if mc.Spec.Resources != nil {
+		resources = *mc.Spec.Resources
+	}
 	c := corev1ac.Container().
 		WithName(containerName).
 		WithImage(o.Image).
 		WithImagePullPolicy(corev1.PullIfNotPresent).
-		WithCommand(memcachedCommand...).
+		WithCommand(operand.Command(settings)...).
 		WithPorts(corev1ac.ContainerPort().
 			WithName(portName).
-			WithContainerPort(memcachedPort).
+			WithContainerPort(operand.Port).
 			WithProtocol(corev1.ProtocolTCP)).
 		WithReadinessProbe(tcpProbe().WithPeriodSeconds(5)).
 		WithLivenessProbe(tcpProbe().WithInitialDelaySeconds(10).WithPeriodSeconds(10)).
-		WithResources(corev1ac.ResourceRequirements().
-			WithRequests(corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("50m"),
-				corev1.ResourceMemory: resource.MustParse("96Mi"),
-			}).
-			WithLimits(corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("500m"),
-				corev1.ResourceMemory: resource.MustParse("128Mi"),
-			})).
+		WithResources(applyConfiguration[corev1ac.ResourceRequirementsApplyConfiguration](&resources)).
 		WithSecurityContext(containerSecurityContext())
 	for _, e := range proxyenv.Merge(nil, o.ProxyEnv) {
 		c = c.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
 	return c
+}
+
+// applyConfiguration converts a core API value into its apply configuration,
+// which has the same JSON form.
+func applyConfiguration[AC any](v any) *AC {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Not reached: API types are plain data.
+		panic(err)
+	}
+	ac := new(AC)
+	if err := json.Unmarshal(data, ac); err != nil {
+		panic(err)
+	}
+	return ac
 }
 
 func tcpProbe() *corev1ac.ProbeApplyConfiguration {

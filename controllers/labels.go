@@ -4,19 +4,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // FieldOwner is the server-side apply field manager of every object the
 // operator writes, and the value of its managed-by label.
 const FieldOwner = "memcached-operator"
 
-const (
-	labelName      = "app.kubernetes.io/name"
-	labelInstance  = "app.kubernetes.io/instance"
-	labelManagedBy = "app.kubernetes.io/managed-by"
-
-	appName = "memcached"
-)
+const labelManagedBy = "app.kubernetes.io/managed-by"
 
 // ManagedBySelector selects every object the operator owns. The manager's
 // caches use it so the operator's memory does not grow with unrelated
@@ -32,11 +27,7 @@ func objectLabels(mc *cachev1.Memcached) map[string]string {
 	return l
 }
 
-// selectorLabels select mc's pods. They never change for a given mc, as a
-// Deployment's selector is immutable.
+// selectorLabels select mc's pods.
 func selectorLabels(mc *cachev1.Memcached) map[string]string {
-	return map[string]string{
-		labelName:     appName,
-		labelInstance: mc.Name,
-	}
+	return operand.SelectorLabels(mc.Name)
 }

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // podInstanceIndex indexes cached pods by their Memcached (the instance
@@ -18,7 +19,7 @@ const podInstanceIndex = "memcached.instance"
 
 func indexPodsByInstance(ctx context.Context, mgr ctrl.Manager) error {
 	return mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, podInstanceIndex, func(o client.Object) []string {
-		if name, ok := o.GetLabels()[labelInstance]; ok {
+		if name, ok := o.GetLabels()[operand.LabelInstance]; ok {
 			return []string{name}
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // desiredService is a headless Service: memcached clients shard keys across
@@ -20,7 +21,7 @@ func desiredService(mc *cachev1.Memcached) *corev1ac.ServiceApplyConfiguration {
 			WithSelector(selectorLabels(mc)).
 			WithPorts(corev1ac.ServicePort().
 				WithName(portName).
-				WithPort(memcachedPort).
+				WithPort(operand.Port).
 				WithTargetPort(intstr.FromString(portName)).
 				WithProtocol(corev1.ProtocolTCP)))
 	return svc.WithAnnotations(desiredHash(svc))

@@ -263,6 +263,12 @@ $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
 		-ldflags "-s -w -X $(CONTAINERD_MODULE)/version.Version=$(CONTAINERD_VERSION)" -o "$(abspath $(CONTROL_PLANE_DIR))/" \
 		$(CONTAINERD_MODULE)/cmd/containerd $(CONTAINERD_MODULE)/cmd/containerd-shim-runc-v2 $(CONTAINERD_MODULE)/cmd/ctr
 
+# make test runs memcached itself (controllers/operand proves the command
+# line the operator builds): Debian's package, as on the real node.
+.PHONY: memcached
+memcached: ## Install Debian's memcached if missing (make test runs it); needs root to install.
+	hack/node-packages.sh memcached
+
 .PHONY: node-packages
 node-packages: ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached) if missing; needs root.
 	hack/node-packages.sh $(NODE_PACKAGES)

@@ -1,6 +1,8 @@
 package v1
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -44,6 +46,19 @@ const (
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.
+//
+// The rules below are memcached's own start-up checks (see
+// controllers/operand), kept in the schema so that they hold where the
+// webhooks do not run; the webhooks check the same with the administrator's
+// size policy and the pod spec's rules on top.
+//
+// Rules across fields are here; a rule of one field is on the field. (The
+// field path of a rule is not given: the operator-sdk that writes the CSV
+// does not know the marker's fieldPath argument; the messages name the
+// fields instead.)
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.memory) || !has(self.maxItemSize) || quantity(string(self.maxItemSize)).asApproximateFloat() * 2.0 <= quantity(string(self.memory)).asApproximateFloat()",message="spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxConnections) || !has(self.threads) || self.maxConnections >= 5 * self.threads + 16",message="spec.maxConnections must be at least 5 per thread plus 16: memcached counts 5 file descriptors per thread against it"
 type MemcachedSpec struct {
 	// Size is the number of memcached pods: 1 to 16, and 3 when omitted,
 	// unless the cluster administrator set another range or default (the
@@ -55,6 +70,89 @@ type MemcachedSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Size *int32 `json:"size,omitempty"`
+
+	// Memory is the memory each pod stores items in (memcached's
+	// --memory-limit), a whole number of MiB, at least twice maxItemSize.
+	// 64Mi when omitted. The container needs more than this for connections
+	// and the hash table; see resources.
+	// +optional
+	// +kubebuilder:default="64Mi"
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isInteger() && quantity(string(self)).asInteger() >= 1048576 && quantity(string(self)).asInteger() % 1048576 == 0",message="must be a whole number of MiB, at least 1Mi, such as 64Mi or 2Gi: memcached takes its memory in MiB"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Memory for Items",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Memory *resource.Quantity `json:"memory,omitempty"`
+
+	// MaxItemSize is the largest item memcached stores (its --max-item-size):
+	// a multiple of 512Ki from 512Ki to 1Gi, and at most half of memory.
+	// 1Mi when omitted. In a quantity "m" means one thousandth: one
+	// mebibyte is 1Mi.
+	// +optional
+	// +kubebuilder:default="1Mi"
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isInteger() && quantity(string(self)).asInteger() >= 524288 && quantity(string(self)).asInteger() <= 1073741824 && quantity(string(self)).asInteger() % 524288 == 0",message="must be a multiple of 512Ki from 512Ki to 1Gi, such as 1Mi or 4Mi: memcached refuses other item sizes"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Maximum Item Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	MaxItemSize *resource.Quantity `json:"maxItemSize,omitempty"`
+
+	// MaxConnections is the number of file descriptors, mostly client
+	// connections, each pod may hold (memcached's --conn-limit): at least 5
+	// per thread plus 16, as memcached counts 5 per worker thread against it.
+	// 1024 when omitted. memcached sets its open-file limit to this number
+	// at start and exits if the node's limit for containers is lower; the
+	// maximum is the Linux default for any process.
+	// +optional
+	// +kubebuilder:default=1024
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Maximum Connections",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	MaxConnections *int32 `json:"maxConnections,omitempty"`
+
+	// Threads is the number of worker threads of each pod (memcached's
+	// --threads). 4 when omitted. memcached advises no more than the node's
+	// cores, and warns above 64; 256 is kept as a bound on the CPU limit
+	// derived from it.
+	// +optional
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Threads",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Threads *int32 `json:"threads,omitempty"`
+
+	// Resources are the memcached container's CPU and memory. When omitted
+	// they are derived from memory, maxConnections and threads, and follow
+	// them when they change; a memory limit must hold memory plus what
+	// memcached needs beside its items, or the kernel kills memcached once
+	// the cache fills.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector restricts the pods to nodes with these labels.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Selector",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations let the pods run on nodes with matching taints.
+	// +optional
+	// +listType=atomic
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tolerations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// Affinity holds the pods' node and pod affinity rules.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Affinity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// TopologySpreadConstraints spread the pods across topology domains.
+	// When no placement is given (this, nodeSelector, tolerations, affinity
+	// and priorityClassName all omitted) the pods are spread softly across
+	// nodes and zones, and that spread is written here.
+	// +optional
+	// +listType=atomic
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Topology Spread Constraints",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// PriorityClassName is the pods' PriorityClass.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PriorityClassName string `json:"priorityClassName,omitempty"`
 }
 
 // MemcachedStatus is the observed state of a memcached cluster.
@@ -98,6 +196,7 @@ type MemcachedStatus struct {
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.readyReplicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=mc
 // +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
+// +kubebuilder:printcolumn:name="Memory",type=string,JSONPath=`.spec.memory`
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`

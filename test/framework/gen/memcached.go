@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -55,4 +56,24 @@ func WithGeneration(g int64) MemcachedOption {
 // WithReadyReplicas sets status.readyReplicas.
 func WithReadyReplicas(n int32) MemcachedOption {
 	return func(mc *cachev1.Memcached) { mc.Status.ReadyReplicas = n }
+}
+
+// WithMemory sets spec.memory, a quantity such as "256Mi".
+func WithMemory(q string) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Memory = ptr.To(resource.MustParse(q)) }
+}
+
+// WithMaxItemSize sets spec.maxItemSize, a quantity such as "4Mi".
+func WithMaxItemSize(q string) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.MaxItemSize = ptr.To(resource.MustParse(q)) }
+}
+
+// WithMaxConnections sets spec.maxConnections.
+func WithMaxConnections(n int32) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.MaxConnections = ptr.To(n) }
+}
+
+// WithThreads sets spec.threads.
+func WithThreads(n int32) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Threads = ptr.To(n) }
 }

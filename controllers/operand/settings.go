@@ -1,0 +1,92 @@
+package operand
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+)
+
+const (
+	kib = 1024
+	mib = 1024 * kib
+	gib = 1024 * mib
+)
+
+// The defaults are memcached's own, and the CRD's (the +kubebuilder:default
+// markers in api/v1): a Memcached that sets none runs memcached as it comes.
+const (
+	DefaultMemoryMiB      = 64
+	DefaultMaxItemSize    = 1 * mib
+	DefaultMaxConnections = 1024
+	DefaultThreads        = 4
+)
+
+// Settings are what memcached is started with.
+type Settings struct {
+	// MemoryMiB is the memory for items (--memory-limit), in MiB.
+	MemoryMiB int64
+	// MaxItemSize is the largest item (--max-item-size), in bytes.
+	MaxItemSize int64
+	// MaxConnections is --conn-limit.
+	MaxConnections int64
+	// Threads is --threads.
+	Threads int64
+}
+
+// DefaultSettings are the settings of a Memcached that sets none.
+func DefaultSettings() Settings {
+	return Settings{
+		MemoryMiB:      DefaultMemoryMiB,
+		MaxItemSize:    DefaultMaxItemSize,
+		MaxConnections: DefaultMaxConnections,
+		Threads:        DefaultThreads,
+	}
+}
+
+// memory is the item memory as a quantity, as a spec would give it.
+func (s Settings) memory() *resource.Quantity {
+	return resource.NewQuantity(s.MemoryMiB*mib, resource.BinarySI)
+}
+
+// FromSpec reads the settings of spec, taking the default for each field it
+// omits. A memory that is not a whole number of MiB is rounded down, as
+// memcached would; Validate refuses it first.
+func FromSpec(spec *cachev1.MemcachedSpec) Settings {
+	s := DefaultSettings()
+	if spec.Memory != nil {
+		s.MemoryMiB = quantityValue(spec.Memory) / mib
+	}
+	if spec.MaxItemSize != nil {
+		s.MaxItemSize = quantityValue(spec.MaxItemSize)
+	}
+	if spec.MaxConnections != nil {
+		s.MaxConnections = int64(*spec.MaxConnections)
+	}
+	if spec.Threads != nil {
+		s.Threads = int64(*spec.Threads)
+	}
+	return s
+}
+
+// quantityValue is q in whole units, rounded down, and saturated at the
+// int64 range so that absurd quantities compare as large rather than wrap.
+func quantityValue(q *resource.Quantity) int64 {
+	if v, ok := q.AsInt64(); ok {
+		return v
+	}
+	if q.Sign() < 0 {
+		return -1
+	}
+	// Fractions (0.5, 1m) round down; anything too large saturates.
+	if q.Cmp(*resource.NewQuantity(1<<62, resource.BinarySI)) > 0 {
+		return 1 << 62
+	}
+	return q.Value() - boolInt(q.MilliValue()%1000 != 0 && q.Value() > 0)
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
