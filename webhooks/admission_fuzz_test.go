@@ -6,8 +6,10 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -16,7 +18,9 @@ import (
 // 500 answer) and every refusal is a 4xx. The validating handler allows only
 // what is a real request: a known operation and, for CREATE and UPDATE, an
 // object that decodes as a Memcached (whose spec may be left out); a CREATE
-// it allows meets the policy. The mutating handler allows no size below 1.
+// it allows meets the policy and memcached's rules. The mutating handler
+// allows no size below 1, and passes unchanged only a Memcached that does
+// not decode, for the schema to refuse.
 func FuzzAdmissionReview(f *testing.F) {
 	policy := webhooks.DefaultSizePolicy()
 	h := newWebhookHandler(f, policy)
@@ -49,7 +53,14 @@ func FuzzAdmissionReview(f *testing.F) {
 				t.Fatalf("%s: allowed operation %q: %q", path, req.Operation, body)
 			}
 			mc := &cachev1.Memcached{}
-			if _, _, err := decoder.Decode(req.Object.Raw, nil, mc); err != nil {
+			if _, gvk, err := decoder.Decode(req.Object.Raw, nil, mc); err != nil {
+				// The mutating webhook leaves a Memcached with fields of the
+				// wrong type to the schema, unchanged.
+				memcachedKind := cachev1.GroupVersion.WithKind("Memcached")
+				if path == mutatePath && len(resp.Patch) == 0 && gvk != nil && *gvk == memcachedKind &&
+					req.Kind.Group == memcachedKind.Group && req.Kind.Kind == memcachedKind.Kind {
+					continue
+				}
 				t.Fatalf("%s: allowed an object that does not decode (%v): %q", path, err, body)
 			}
 			if path == mutatePath && mc.Spec.Size != nil && *mc.Spec.Size < 1 {
@@ -58,6 +69,9 @@ func FuzzAdmissionReview(f *testing.F) {
 			if path == validatePath && req.Operation == admissionv1.Create {
 				if errs := policy.ValidateMemcached(mc); len(errs) > 0 {
 					t.Fatalf("allowed a create that breaks the policy (%v): %q", errs, body)
+				}
+				if errs := operand.Validate(&mc.Spec, field.NewPath("spec")); len(errs) > 0 {
+					t.Fatalf("allowed a create memcached refuses (%v): %q", errs, body)
 				}
 			}
 		}

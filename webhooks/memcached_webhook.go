@@ -2,11 +2,13 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -14,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // The webhook configurations in config/webhook/manifests.yaml are generated
@@ -26,26 +29,33 @@ import (
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1-memcached-scale,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds/scale,verbs=update,versions=v1,name=mmemcachedscale-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 // +kubebuilder:webhook:path=/validate-cache-example-com-v1-memcached-scale,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds/scale,verbs=update,versions=v1,name=vmemcachedscale-v1.kb.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 
-// ScaleMutatePath and ScaleValidatePath are where the webhook server checks
-// writes to the scale subresource (kubectl scale, autoscalers).
+// MutatePath is where the webhook server defaults a Memcached: the path
+// controller-runtime's builder would derive, served here by a handler that
+// lets undecodable objects through (see tolerateUndecodable). ScaleMutatePath
+// and ScaleValidatePath are where it checks writes to the scale subresource
+// (kubectl scale, autoscalers).
 const (
+	MutatePath        = "/mutate-cache-example-com-v1-memcached"
 	ScaleMutatePath   = "/mutate-cache-example-com-v1-memcached-scale"
 	ScaleValidatePath = "/validate-cache-example-com-v1-memcached-scale"
 )
 
 // SetupWithManager registers the Memcached defaulting and validating
-// webhooks, and the scale subresource's validating webhook, on mgr's webhook
-// server. It returns policy's own error when policy is invalid.
+// webhooks, and the scale subresource's, on mgr's webhook server. It returns
+// policy's own error when policy is invalid.
 func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
 	if err := policy.Validate(); err != nil {
 		return err
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &cachev1.Memcached{}).
-		WithDefaulter(memcachedDefaulter{policy: policy}).
 		WithValidator(memcachedValidator{policy: policy}).
 		Complete(); err != nil {
 		return err
 	}
+	mgr.GetWebhookServer().Register(MutatePath, &admission.Webhook{Handler: tolerateUndecodable{
+		decoder: admission.NewDecoder(mgr.GetScheme()),
+		next:    admission.WithDefaulter[*cachev1.Memcached](mgr.GetScheme(), memcachedDefaulter{policy: policy}),
+	}})
 
 	// A Scale is not a Memcached, so the typed builder cannot serve it; its
 	// decoder gets a scheme of its own rather than relying on the manager's.
@@ -58,6 +68,31 @@ func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
 	mgr.GetWebhookServer().Register(ScaleValidatePath,
 		admission.WithValidator[*autoscalingv1.Scale](scaleScheme, scaleValidator{policy: policy}))
 	return nil
+}
+
+// tolerateUndecodable admits, unchanged, a Memcached that does not decode
+// into the Go type: a string for spec.size, a fraction, a number beyond
+// int32, a spec that is not an object. The API server checks the CRD schema
+// only after the mutating webhooks, so passing such an object on lets the
+// schema refuse it with its 422 and the field path, where the typed decoder
+// would answer 400 with a Go type's name. The validating webhooks run after
+// the schema and never see it.
+type tolerateUndecodable struct {
+	decoder admission.Decoder
+	next    admission.Handler
+}
+
+// Only a JSON object that says it is a Memcached, in a request for one, is
+// passed: anything else is a malformed request, which the API server never
+// sends, and is refused as before.
+func (h tolerateUndecodable) Handle(ctx context.Context, req admission.Request) admission.Response {
+	var u unstructured.Unstructured
+	if req.Kind.Group == memcachedGroupKind().Group && req.Kind.Kind == memcachedGroupKind().Kind &&
+		u.UnmarshalJSON(req.Object.Raw) == nil && u.GroupVersionKind() == cachev1.GroupVersion.WithKind("Memcached") &&
+		h.decoder.DecodeRaw(req.Object, &cachev1.Memcached{}) != nil {
+		return admission.Allowed("not a valid Memcached; the API server's schema check says why")
+	}
+	return h.next.Handle(ctx, req)
 }
 
 // A size below 1 is refused by the mutating webhooks, although they change
@@ -81,7 +116,8 @@ func memcachedGroupKind() schema.GroupKind {
 	return cachev1.GroupVersion.WithKind("Memcached").GroupKind()
 }
 
-// memcachedDefaulter sets the policy's default size on create and update.
+// memcachedDefaulter fills in what a Memcached leaves out (see defaultSpec)
+// on create and update.
 type memcachedDefaulter struct {
 	policy SizePolicy
 }
@@ -90,11 +126,31 @@ func (d memcachedDefaulter) Default(ctx context.Context, mc *cachev1.Memcached) 
 	if err := checkRequest(ctx); err != nil {
 		return err
 	}
+	old, err := oldMemcached(ctx)
+	if err != nil {
+		return err
+	}
 	d.policy.DefaultMemcached(mc)
+	defaultSpec(&mc.Spec, old)
 	return d.policy.refuseBelowOne(mc.Name, *mc.Spec.Size)
 }
 
-// memcachedValidator admits a Memcached whose name and size meet the policy.
+// oldMemcached is the stored object an update replaces, nil on create or
+// outside an admission request.
+func oldMemcached(ctx context.Context) (*cachev1.MemcachedSpec, error) {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil || len(req.OldObject.Raw) == 0 {
+		return nil, nil
+	}
+	old := &cachev1.Memcached{}
+	if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the stored Memcached does not decode: %v", err))
+	}
+	return &old.Spec, nil
+}
+
+// memcachedValidator admits a Memcached whose name and size meet the policy
+// and whose spec memcached and Kubernetes accept.
 type memcachedValidator struct {
 	policy SizePolicy
 }
@@ -103,33 +159,42 @@ func (v memcachedValidator) ValidateCreate(ctx context.Context, mc *cachev1.Memc
 	if err := checkRequest(ctx); err != nil {
 		return nil, err
 	}
-	if errs := v.policy.ValidateMemcached(mc); len(errs) > 0 {
+	errs := v.policy.ValidateMemcached(mc)
+	errs = append(errs, validateSpec(&mc.Spec, field.NewPath("spec"))...)
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(memcachedGroupKind(), mc.Name, errs)
 	}
-	return v.policy.Warnings(mc), nil
+	return append(v.policy.Warnings(mc), operand.Warnings(&mc.Spec, field.NewPath("spec"))...), nil
 }
 
 // ValidateUpdate checks only what the update changes. The name cannot change
-// (the API server forbids it), and spec.size is the one field the policy
-// governs, so an update that keeps the size is admitted: status writes, label
-// and annotation edits, finalizer removal. That holds even when the stored
-// object breaks a policy made stricter after it was created (say size 40,
-// then --max-size=16): blocking those updates would not bring it back within
-// the policy, only stop its owners from managing it. Changing the size, on
-// the other hand, must meet the policy in force.
+// (the API server forbids it). An update that keeps the spec is admitted:
+// status writes, label and annotation edits, finalizer removal. That holds
+// even when the stored object breaks a policy made stricter after it was
+// created (say size 40, then --max-size=16): blocking those updates would not
+// bring it back within the policy, only stop its owners from managing it.
+// A changed size must meet the policy in force, and a changed rest of the
+// spec must be one memcached and Kubernetes accept. Changes that restart the
+// pods are admitted with a warning that says so.
 func (v memcachedValidator) ValidateUpdate(ctx context.Context, oldMC, mc *cachev1.Memcached) (admission.Warnings, error) {
 	if err := checkRequest(ctx); err != nil {
 		return nil, err
 	}
-	size := v.policy.effectiveSize(mc)
-	if size == v.policy.effectiveSize(oldMC) {
-		return nil, nil
+	var errs field.ErrorList
+	var warnings admission.Warnings
+	size, path := v.policy.effectiveSize(mc), field.NewPath("spec", "size")
+	if size != v.policy.effectiveSize(oldMC) {
+		errs = v.policy.ValidateSize(size, path)
+		warnings = sizeWarnings(size, path)
 	}
-	path := field.NewPath("spec", "size")
-	if errs := v.policy.ValidateSize(size, path); len(errs) > 0 {
+	if !equalBesideSize(&oldMC.Spec, &mc.Spec) {
+		errs = append(errs, validateSpec(&mc.Spec, field.NewPath("spec"))...)
+		warnings = append(warnings, operand.Warnings(&mc.Spec, field.NewPath("spec"))...)
+	}
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(memcachedGroupKind(), mc.Name, errs)
 	}
-	return sizeWarnings(size, path), nil
+	return append(warnings, restartWarnings(&oldMC.Spec, &mc.Spec)...), nil
 }
 
 func (v memcachedValidator) ValidateDelete(context.Context, *cachev1.Memcached) (admission.Warnings, error) {

@@ -1,0 +1,72 @@
+package webhooks
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
+)
+
+// restartWarnings says which of an update's changes replace the pods, and
+// that their caches start empty: memcached reads its settings only when it
+// starts, and the pods' resources and placement are part of the Deployment's
+// pod template. Nothing is said when only the size changes.
+func restartWarnings(old, spec *cachev1.MemcachedSpec) []string {
+	was, is := operand.FromSpec(old), operand.FromSpec(spec)
+	var changes []string
+	change := func(field, from, to string) {
+		if from != to {
+			changes = append(changes, fmt.Sprintf("spec.%s (%s to %s)", field, from, to))
+		}
+	}
+	change("memory", bytesString(was.MemoryMiB*1024*1024), bytesString(is.MemoryMiB*1024*1024))
+	change("maxItemSize", bytesString(was.MaxItemSize), bytesString(is.MaxItemSize))
+	change("maxConnections", fmt.Sprint(was.MaxConnections), fmt.Sprint(is.MaxConnections))
+	change("threads", fmt.Sprint(was.Threads), fmt.Sprint(is.Threads))
+	// Resources derived from the settings follow them: the settings' change
+	// already says why they change.
+	if !equality.Semantic.DeepEqual(effectiveResources(old), effectiveResources(spec)) &&
+		(!derivedResources(old) || !derivedResources(spec)) {
+		changes = append(changes, "spec.resources")
+	}
+	if !equality.Semantic.DeepEqual(placement(old), placement(spec)) {
+		changes = append(changes, "the pods' placement")
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return []string{"changing " + strings.Join(changes, ", ") + " replaces every memcached pod, one at a time, " +
+		"and each new pod starts with an empty cache"}
+}
+
+func bytesString(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }
+
+// derivedResources reports whether spec's resources are those derived from
+// its settings, or left to be.
+func derivedResources(spec *cachev1.MemcachedSpec) bool {
+	return spec.Resources == nil || hasDerivedResources(spec)
+}
+
+// effectiveResources are the resources the container gets: the spec's, or
+// those derived from its settings.
+func effectiveResources(spec *cachev1.MemcachedSpec) corev1.ResourceRequirements {
+	if spec.Resources != nil {
+		return *spec.Resources
+	}
+	return operand.Resources(operand.FromSpec(spec))
+}
+
+func placement(spec *cachev1.MemcachedSpec) cachev1.MemcachedSpec {
+	return cachev1.MemcachedSpec{
+		NodeSelector:              spec.NodeSelector,
+		Tolerations:               spec.Tolerations,
+		Affinity:                  spec.Affinity,
+		TopologySpreadConstraints: spec.TopologySpreadConstraints,
+		PriorityClassName:         spec.PriorityClassName,
+	}
+}

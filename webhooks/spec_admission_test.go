@@ -1,0 +1,131 @@
+package webhooks_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+var _ = Describe("Memcached spec fields through the API server", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx, "spec")
+		warnings.take()
+	})
+
+	get := func(ctx SpecContext, name string) *cachev1.Memcached {
+		GinkgoHelper()
+		mc := &cachev1.Memcached{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, mc)).To(Succeed())
+		return mc
+	}
+
+	It("stores what runs: memcached's defaults, resources derived from the memory, the default spread", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, memcachedObject(ns, "defaults"))).To(Succeed())
+		spec := get(ctx, "defaults").Spec
+		Expect(spec.Memory.String()).To(Equal("64Mi"))
+		Expect(spec.MaxItemSize.String()).To(Equal("1Mi"))
+		Expect(spec.MaxConnections).To(HaveValue(Equal(int32(1024))))
+		Expect(spec.Threads).To(HaveValue(Equal(int32(4))))
+		Expect(operand.FromSpec(&spec)).To(Equal(operand.DefaultSettings()), "the CRD's defaults are the operator's")
+		Expect(spec.Resources.Requests.Memory().String()).To(Equal("96Mi"))
+		Expect(spec.Resources.Limits.Memory().String()).To(Equal("128Mi"))
+		Expect(spec.TopologySpreadConstraints).To(Equal(operand.DefaultTopologySpread()))
+	})
+
+	It("warns that memcached advises against more than 64 threads", func(ctx SpecContext) {
+		mc := gen.Memcached(ns, "threads", gen.WithThreads(65))
+		Expect(k8sClient.Create(ctx, mc)).To(Succeed())
+		Expect(warnings.take()).To(ContainElement(HavePrefix("spec.threads: 65 worker threads: memcached warns against more than 64")))
+	})
+
+	Context("on update", func() {
+		var mc *cachev1.Memcached
+
+		BeforeEach(func(ctx SpecContext) {
+			mc = gen.Memcached(ns, "cache")
+			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
+			warnings.take()
+		})
+
+		It("warns that a new memory restarts the pods, and derives the resources again", func(ctx SpecContext) {
+			mc.Spec.Memory = ptr.To(resource.MustParse("256Mi"))
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf("changing spec.memory (64Mi to 256Mi) replaces every memcached pod, " +
+				"one at a time, and each new pod starts with an empty cache"))
+			Expect(get(ctx, "cache").Spec.Resources.Limits.Memory().String()).To(Equal("344Mi"))
+		})
+
+		It("names every change that restarts the pods", func(ctx SpecContext) {
+			mc.Spec.Threads = ptr.To[int32](8)
+			mc.Spec.MaxItemSize = ptr.To(resource.MustParse("2Mi"))
+			mc.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf("changing spec.maxItemSize (1Mi to 2Mi), spec.threads (4 to 8), " +
+				"the pods' placement replaces every memcached pod, one at a time, and each new pod starts with an empty cache"))
+		})
+
+		It("says nothing of restarts when only the size changes", func(ctx SpecContext) {
+			mc.Spec.Size = ptr.To[int32](5)
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(BeEmpty())
+		})
+
+		It("refuses a memory limit the new memory outgrows, and keeps the stored spec", func(ctx SpecContext) {
+			mc.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}}
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			mc.Spec.Memory = ptr.To(resource.MustParse("1Gi"))
+			err := k8sClient.Update(ctx, mc)
+			Expect(err).To(MatchError(ContainSubstring(`spec.resources.limits[memory]: Invalid value: "128Mi": must be at least 1116Mi: spec.memory (1Gi) plus 92Mi`)))
+			Expect(get(ctx, "cache").Spec.Memory.String()).To(Equal("64Mi"))
+		})
+	})
+})
+
+// The rules that never change are in the CRD schema too, so they hold where
+// the webhooks do not run: a namespace an OLM install does not watch, or an
+// operator that is down. This API server has the CRD and no webhooks.
+var _ = Describe("the CRD schema without the webhooks", Ordered, func() {
+	var c client.Client
+
+	BeforeAll(func() {
+		env := &envtest.Environment{
+			CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true},
+			BinaryAssetsDirectory: repo.ControlPlaneDir(),
+		}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		c, err = client.New(cfg, client.Options{Scheme: testScheme()})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	DescribeTable("refuses what memcached refuses",
+		func(ctx SpecContext, spec map[string]any, want string) {
+			err := c.Create(ctx, memcachedObject("default", "schema", withSpec(spec)))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("memory not in whole MiB", map[string]any{"memory": "100M"}, `spec.memory: Invalid value: "100M": must be a whole number of MiB`),
+		Entry("item size of a thousandth of a byte", map[string]any{"maxItemSize": "1m"}, `spec.maxItemSize: Invalid value: "1m": must be a multiple of 512Ki`),
+		Entry("item size not a multiple of 512Ki", map[string]any{"maxItemSize": "1280Ki"}, `spec.maxItemSize: Invalid value: "1280Ki": must be a multiple of 512Ki`),
+		Entry("item size above half the memory", map[string]any{"memory": "3Mi", "maxItemSize": "2Mi"}, `spec: Invalid value: spec.maxItemSize must be at most half of spec.memory`),
+		Entry("connections the threads use up", map[string]any{"threads": int64(8), "maxConnections": int64(55)}, `spec: Invalid value: spec.maxConnections must be at least 5 per thread plus 16`),
+		Entry("no threads", map[string]any{"threads": int64(0)}, `spec.threads in body should be greater than or equal to 1`),
+		Entry("size 0", map[string]any{"size": int64(0)}, `spec.size in body should be greater than or equal to 1`),
+	)
+
+	It("admits the boundaries memcached accepts", func(ctx SpecContext) {
+		Expect(c.Create(ctx, memcachedObject("default", "edges", withSpec(map[string]any{
+			"memory": "1Mi", "maxItemSize": "512Ki", "threads": int64(1), "maxConnections": int64(21)})))).To(Succeed())
+	})
+})

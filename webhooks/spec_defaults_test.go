@@ -1,0 +1,118 @@
+package webhooks_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// defaulted returns obj as the mutating webhook would store it, on create
+// (old nil) or on update.
+func defaulted(t *testing.T, obj, old any) *cachev1.Memcached {
+	t.Helper()
+	opts := []reviewOption{object(obj)}
+	op := admissionv1.Create
+	if old != nil {
+		op = admissionv1.Update
+		opts = append(opts, oldObject(old))
+	}
+	resp := post(t, newWebhookHandler(t, webhooks.DefaultSizePolicy()), mutatePath, review(op, opts...), "application/json")
+	if !resp.Allowed {
+		t.Fatalf("denied: %+v", resp.Result)
+	}
+	doc := rawOf(obj)
+	if len(resp.Patch) > 0 {
+		patch, err := jsonpatch.DecodePatch(resp.Patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc, err = patch.Apply(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mc := &cachev1.Memcached{}
+	if err := json.Unmarshal(doc, mc); err != nil {
+		t.Fatal(err)
+	}
+	return mc
+}
+
+func TestSpecDefaults(t *testing.T) {
+	derived := func(memory string) *corev1.ResourceRequirements {
+		mc := gen.Memcached("ns", "a", gen.WithMemory(memory))
+		r := operand.Resources(operand.FromSpec(&mc.Spec))
+		return &r
+	}
+	mine := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	withResources := func(r *corev1.ResourceRequirements) gen.MemcachedOption {
+		return func(mc *cachev1.Memcached) { mc.Spec.Resources = r }
+	}
+	tests := []struct {
+		name          string
+		obj, old      *cachev1.Memcached
+		wantResources *corev1.ResourceRequirements
+		wantSpread    bool
+	}{
+		{name: "create: resources from the memory, the default spread",
+			obj: gen.Memcached("ns", "a", gen.WithMemory("256Mi")), wantResources: derived("256Mi"), wantSpread: true},
+		{name: "create: the user's resources and placement are kept",
+			obj: gen.Memcached("ns", "a", withResources(mine), func(mc *cachev1.Memcached) {
+				mc.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+			}), wantResources: mine},
+		{name: "update: derived resources follow a new memory",
+			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(derived("64Mi"))),
+			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(derived("64Mi"))),
+			wantResources: derived("512Mi"), wantSpread: true},
+		{name: "update: the user's resources stay when the memory changes",
+			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(mine)),
+			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(mine)),
+			wantResources: mine, wantSpread: true},
+		{name: "update: resources the update sets are the user's",
+			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(mine)),
+			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(derived("64Mi"))),
+			wantResources: mine, wantSpread: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old any
+			if tt.old != nil {
+				old = tt.old
+			}
+			mc := defaulted(t, tt.obj, old)
+			if diff := cmp.Diff(tt.wantResources.Limits.Memory().String(), mc.Spec.Resources.Limits.Memory().String()); diff != "" {
+				t.Errorf("memory limit (-want +got):\n%s", diff)
+			}
+			var wantSpread []corev1.TopologySpreadConstraint
+			if tt.wantSpread {
+				wantSpread = operand.DefaultTopologySpread()
+			}
+			if diff := cmp.Diff(wantSpread, mc.Spec.TopologySpreadConstraints); diff != "" {
+				t.Errorf("spread (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUndecodableMemcachedIsLeftToTheSchema: a Memcached whose fields have
+// the wrong type passes the mutating webhook unchanged, so that the API
+// server's schema check refuses it with a 422 and the field path.
+func TestUndecodableMemcachedIsLeftToTheSchema(t *testing.T) {
+	h := newWebhookHandler(t, webhooks.DefaultSizePolicy())
+	for _, spec := range []string{`{"size":"3"}`, `{"size":2.5}`, `{"size":2147483648}`, `{"memory":"lots"}`, `"size=3"`} {
+		body := []byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":` + spec + `}`)
+		resp := post(t, h, mutatePath, review(admissionv1.Create, object(body)), "application/json")
+		if !resp.Allowed || len(resp.Patch) > 0 {
+			t.Errorf("spec %s: allowed %v, patch %s; want allowed unchanged", spec, resp.Allowed, resp.Patch)
+		}
+	}
+}
