@@ -222,3 +222,28 @@ func TestDescriptionStatesCurrentFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecDescriptorsCoverTheSpec: the OpenShift console builds its form for
+// a new Memcached from the CSV's spec descriptors, so a spec field without
+// one cannot be set there without editing YAML.
+func TestSpecDescriptorsCoverTheSpec(t *testing.T) {
+	b := loadBundle(t)
+	described := map[string]bool{}
+	for _, owned := range b.CSV.Spec.CustomResourceDefinitions.Owned {
+		for _, d := range owned.SpecDescriptors {
+			described[d.Path] = true
+		}
+	}
+	if len(b.V1CRDs) != 1 {
+		t.Fatalf("%d CRDs in the bundle, want 1", len(b.V1CRDs))
+	}
+	spec := b.V1CRDs[0].Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	if len(spec.Properties) < 11 {
+		t.Fatalf("the CRD's spec has %d fields; expected size, memory, maxItemSize, maxConnections, threads, resources and placement", len(spec.Properties))
+	}
+	for field := range spec.Properties {
+		if !described[field] {
+			t.Errorf("spec.%s has no spec descriptor in the CSV", field)
+		}
+	}
+}

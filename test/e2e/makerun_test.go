@@ -109,7 +109,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		out, err := kubectl(ctx, nil, "get", "mc", "-o", "wide")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Fields(strings.SplitN(out, "\n", 2)[0])).To(Equal(
-			[]string{"NAME", "SIZE", "READY", "AVAILABLE", "DEGRADED", "REASON", "MESSAGE", "AGE"}))
+			[]string{"NAME", "SIZE", "MEMORY", "READY", "AVAILABLE", "DEGRADED", "REASON", "MESSAGE", "AGE"}))
 	}, SpecTimeout(time.Minute))
 
 	It("leaves someone else's Deployment of its name alone, says why in kubectl get -o wide, one event and one log line", func(ctx SpecContext) {
@@ -121,7 +121,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			`and creates nothing; delete that Deployment or give the Memcached another name`
 		Eventually(func() (string, error) {
 			return kubectl(ctx, nil, "get", "mc", "web", "-o", "wide", "--no-headers")
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(MatchRegexp(`^web +2 +False +True +NameInUse +` + regexp.QuoteMeta(msg)))
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(MatchRegexp(`^web +2 +64Mi +False +True +NameInUse +` + regexp.QuoteMeta(msg)))
 
 		// The operator looks again every 10 s or more, quietly: no event,
 		// log line or stack trace per retry.
@@ -206,6 +206,20 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Join(strings.Fields(explain), " ")).To(ContainSubstring(
 			"Size is the number of memcached pods: 1 to 16, and 3 when omitted, unless the cluster administrator set another range or default"))
+	}, SpecTimeout(time.Minute))
+
+	It("warns through kubectl that a new memory restarts the pods, and refuses an item size memcached refuses", func(ctx SpecContext) {
+		patch := exec.CommandContext(ctx, harness.Tool("kubectl"), "--kubeconfig", kubeconfig,
+			"patch", "mc", "nospec", "--type=merge", "-p", `{"spec":{"memory":"128Mi"}}`)
+		out, err := patch.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		Expect(string(out)).To(Equal("Warning: changing spec.memory (64Mi to 128Mi) replaces every memcached pod, one at a time, " +
+			"and each new pod starts with an empty cache\nmemcached.cache.example.com/nospec patched\n"))
+		Expect(kubectl(ctx, nil, "get", "mc", "nospec", "-o", "jsonpath={.spec.resources.limits.memory}")).To(Equal("200Mi"))
+
+		_, err = kubectl(ctx, nil, "patch", "mc", "nospec", "--type=merge", "-p", `{"spec":{"maxItemSize":"1m"}}`)
+		Expect(err).To(MatchError(ContainSubstring(`The Memcached "nospec" is invalid: spec.maxItemSize: Invalid value: "1m": ` +
+			`must be a multiple of 512Ki from 512Ki to 1Gi, such as 1Mi or 4Mi: memcached refuses other item sizes`)))
 	}, SpecTimeout(time.Minute))
 
 	It("logs for a person: plain lines, each action once, no stack traces", func() {

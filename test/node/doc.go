@@ -16,7 +16,9 @@ serves, and that the operator image runs as a pod.
     six proxy variables into every memcached process's environment, a
     restart without takes them out, a restart with the same values changes
     nothing, each change is exactly one rollout; RELATED_IMAGE_MEMCACHED
-    set to a second tag rolls every Memcached once onto it.
+    set to a second tag rolls every Memcached once onto it; a Memcached
+    with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
+    which one at the defaults refuses.
   - inclusteroperator_test.go: `kustomize build config/default | kubectl
     apply` with cert-manager's controllers in the test process and the
     operator image built from this tree: the manager pod is Ready on the

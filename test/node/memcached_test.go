@@ -1,7 +1,9 @@
 package node
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +27,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -161,6 +166,51 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		}
 	}, SpecTimeout(3*time.Minute))
 
+	It("stores and returns a 3 MiB item with maxItemSize 4Mi and memory 256Mi, which memcached at the defaults refuses", func(ctx SpecContext) {
+		value := make([]byte, 3*1024*1024)
+		_, _ = rand.Read(value)
+
+		// Size 1 is admitted with a warning, which is all it costs here.
+		large := gen.Memcached(ns, "large-items", gen.WithSize(1), gen.WithMemory("256Mi"), gen.WithMaxItemSize("4Mi"))
+		Expect(c.k8s.Create(ctx, large)).To(Succeed())
+		DeferCleanup(c.deleteMemcached, large, NodeTimeout(3*time.Minute))
+		// The suite's cache runs at the defaults; when it does not run (a
+		// focused run) a Memcached of its own stands in for it.
+		defaults := cache
+		if defaults == nil {
+			defaults = gen.Memcached(ns, "default-items", gen.WithSize(1))
+			Expect(c.k8s.Create(ctx, defaults)).To(Succeed())
+			DeferCleanup(c.deleteMemcached, defaults, NodeTimeout(3*time.Minute))
+		}
+
+		pod := c.serving(ctx, large, 1, memcachedA.Ref)[0]
+		By("storing and reading back 3 MiB of random bytes in " + pod.Name)
+		m, err := memcache.Dial(ctx, pod.Status.PodIP+":11211")
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = m.Close() }()
+		Expect(m.SetReply("large", value)).To(Equal("STORED"), "pod %s: set of a 3 MiB item, with maxItemSize 4Mi", pod.Name)
+		got, err := m.Get("large")
+		Expect(err).NotTo(HaveOccurred(), "pod %s", pod.Name)
+		Expect(got).To(HaveLen(len(value)), "pod %s", pod.Name)
+		Expect(bytes.Equal(got, value)).To(BeTrue(), "pod %s: the 3 MiB read back are the ones stored", pod.Name)
+		settings, err := m.StatsSettings()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(settings).To(HaveKeyWithValue("item_size_max", "4194304"), "pod %s", pod.Name)
+		Expect(settings).To(HaveKeyWithValue("maxbytes", "268435456"), "pod %s", pod.Name)
+		Expect(pod.Spec.Containers[0].Command).To(ContainElements("--max-item-size=4194304", "--memory-limit=256"), "pod %s", pod.Name)
+
+		size := int(ptr.Deref(defaults.Spec.Size, 0))
+		for _, p := range c.serving(ctx, defaults, size, memcachedA.Ref) {
+			By("offering the same item to " + p.Name + ", at the defaults")
+			m, err := memcache.Dial(ctx, p.Status.PodIP+":11211")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { _ = m.Close() })
+			Expect(m.SetReply("large", value)).To(Equal("SERVER_ERROR object too large for cache"), "pod %s, at the default 1 MiB item size", p.Name)
+			Expect(m.Get("large")).Error().To(MatchError(memcache.ErrNotFound), "pod %s: the refused item is not stored, and the connection still answers", p.Name)
+			Expect(m.StatsSettings()).To(HaveKeyWithValue("item_size_max", "1048576"), "pod %s", p.Name)
+		}
+	}, SpecTimeout(4*time.Minute))
+
 	It("puts the proxy into every memcached process and takes it out again, one rollout each", func(ctx SpecContext) {
 		sessions = gen.Memcached(ns, "sessions", gen.WithSize(2))
 		Expect(c.k8s.Create(ctx, sessions)).To(Succeed())
@@ -230,6 +280,23 @@ func (c *realCluster) expectEnvironments(ctx context.Context, check func(Gomega,
 			}
 		}).Should(Succeed())
 	}
+}
+
+// deleteMemcached deletes mc, its dependents first, and waits until it and
+// every pod of it are gone, terminating ones too: the next spec finds the
+// node and the operator as they were before mc.
+func (c *realCluster) deleteMemcached(ctx context.Context, mc *cachev1.Memcached) {
+	GinkgoHelper()
+	err := c.k8s.Delete(ctx, mc, client.PropagationPolicy(metav1.DeletePropagationForeground))
+	Expect(client.IgnoreNotFound(err)).To(Succeed())
+	eventually(ctx, func(g Gomega) {
+		err := c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), &cachev1.Memcached{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Memcached %s gone (%v)", mc.Name, err)
+		var pods corev1.PodList
+		g.Expect(c.k8s.List(ctx, &pods, client.InNamespace(mc.Namespace),
+			client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name})).To(Succeed())
+		g.Expect(pods.Items).To(BeEmpty(), "pods of %s", mc.Name)
+	}).Should(Succeed())
 }
 
 // rootMountOptions are the mount options of a process's root file system.
