@@ -82,17 +82,24 @@ type tolerateUndecodable struct {
 	next    admission.Handler
 }
 
-// Only a JSON object that says it is a Memcached, in a request for one, is
-// passed: anything else is a malformed request, which the API server never
-// sends, and is refused as before.
+// Handle passes only a JSON object that says it is a Memcached, in a request
+// for one: anything else is a malformed request, which the API server never
+// sends, and is refused as before. The kind is looked at only once the
+// object failed to decode, so a good request costs one extra decode.
 func (h tolerateUndecodable) Handle(ctx context.Context, req admission.Request) admission.Response {
-	var u unstructured.Unstructured
-	if req.Kind.Group == memcachedGroupKind().Group && req.Kind.Kind == memcachedGroupKind().Kind &&
-		u.UnmarshalJSON(req.Object.Raw) == nil && u.GroupVersionKind() == cachev1.GroupVersion.WithKind("Memcached") &&
-		h.decoder.DecodeRaw(req.Object, &cachev1.Memcached{}) != nil {
+	if h.decoder.DecodeRaw(req.Object, &cachev1.Memcached{}) != nil && saysMemcached(req) {
 		return admission.Allowed("not a valid Memcached; the API server's schema check says why")
 	}
 	return h.next.Handle(ctx, req)
+}
+
+// saysMemcached reports whether req is for a Memcached and its object a JSON
+// object whose apiVersion and kind are Memcached's.
+func saysMemcached(req admission.Request) bool {
+	gk := memcachedGroupKind()
+	var u unstructured.Unstructured
+	return req.Kind.Group == gk.Group && req.Kind.Kind == gk.Kind &&
+		u.UnmarshalJSON(req.Object.Raw) == nil && u.GroupVersionKind() == cachev1.GroupVersion.WithKind("Memcached")
 }
 
 // A size below 1 is refused by the mutating webhooks, although they change
