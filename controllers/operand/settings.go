@@ -1,6 +1,7 @@
 package operand
 
 import (
+	"gopkg.in/inf.v0"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
@@ -68,25 +69,17 @@ func FromSpec(spec *cachev1.MemcachedSpec) Settings {
 	return s
 }
 
-// quantityValue is q in whole units, rounded down, and saturated at the
-// int64 range so that absurd quantities compare as large rather than wrap.
+// quantityValue is q in whole units, rounded toward zero, and held within
+// ±2^62 so that the rules' doubling of an item size cannot overflow.
 func quantityValue(q *resource.Quantity) int64 {
-	if v, ok := q.AsInt64(); ok {
+	const limit = 1 << 62
+	whole := new(inf.Dec).Round(q.AsDec(), 0, inf.RoundDown)
+	switch v, ok := whole.Unscaled(); {
+	case ok && v > -limit && v < limit:
 		return v
+	case whole.Sign() < 0:
+		return -limit
+	default:
+		return limit
 	}
-	if q.Sign() < 0 {
-		return -1
-	}
-	// Fractions (0.5, 1m) round down; anything too large saturates.
-	if q.Cmp(*resource.NewQuantity(1<<62, resource.BinarySI)) > 0 {
-		return 1 << 62
-	}
-	return q.Value() - boolInt(q.MilliValue()%1000 != 0 && q.Value() > 0)
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
