@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +30,7 @@ import (
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/webhooks"
+	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
 
 // options are the manager's flags and environment, read once at start.
@@ -48,7 +50,10 @@ type options struct {
 	kubeAPIBurst int
 	workers      int
 	webhookPort  int
-	sizePolicy   webhooks.SizePolicy
+	// shutdownDelay keeps the manager serving after SIGTERM (package
+	// webhooks/drain); the Deployments set it, a process on a host needs none.
+	shutdownDelay time.Duration
+	sizePolicy    webhooks.SizePolicy
 
 	// Serving certificates (package certs).
 	webhookCertMode      certs.Mode
@@ -114,6 +119,9 @@ func parseOptions(args []string) (options, error) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "Queries per second the manager's API client may send.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "Burst of queries above --kube-api-qps the client may send.")
 	fs.IntVar(&o.workers, "max-concurrent-reconciles", 4, "Memcached objects reconciled in parallel.")
+	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 0,
+		"How long the manager keeps serving after SIGTERM, with /readyz failing, before it stops: the time the "+
+			"Service needs to stop sending admission calls to a pod that is going away (the Deployments set 5s).")
 	// A stack trace tells a user nothing an error's message does not; keep
 	// them for panics (--zap-stacktrace-level brings them back).
 	o.zap.StacktraceLevel = zapcore.DPanicLevel
@@ -128,6 +136,9 @@ func parseOptions(args []string) (options, error) {
 	var err error
 	if o.webhookCertMode, err = certs.ParseMode(*webhookCertMode); err != nil {
 		return o, fmt.Errorf("--webhook-cert-mode: %w", err)
+	}
+	if o.shutdownDelay < 0 {
+		return o, fmt.Errorf("--shutdown-delay=%s: must not be negative", o.shutdownDelay)
 	}
 	if o.metricsCertPath != "" && !o.secureMetrics {
 		return o, errors.New("--metrics-cert-path needs --metrics-secure: plain HTTP metrics have no certificate")
@@ -273,6 +284,10 @@ func run(o options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
+	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)
+	if err := mgr.AddReadyzCheck("shutdown", stopping.Ready); err != nil {
+		return err
+	}
 	if o.enableWebhooks {
 		// Ready only once the webhook server serves, with the certificate
 		// its source says can be used.
@@ -285,7 +300,7 @@ func run(o options) error {
 	}
 
 	log.Info("starting manager")
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
 
 // webhookHost is where the webhook server listens: in local mode only the API

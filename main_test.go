@@ -28,6 +28,7 @@ func TestParseOptionsSizePolicy(t *testing.T) {
 		{name: "min above max", args: []string{"--min-size=5", "--max-size=4", "--default-size=4"}, wantErr: "--max-size=4 is less than --min-size=5"},
 		{name: "not a number in the environment", env: map[string]string{"MEMCACHED_MIN_SIZE": "two"}, wantErr: `MEMCACHED_MIN_SIZE="two"`},
 		{name: "beyond int32", args: []string{"--max-size=2147483648"}, wantErr: "out of range"},
+		{name: "negative shutdown delay", args: []string{"--shutdown-delay=-1s"}, wantErr: "--shutdown-delay=-1s: must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
