@@ -3,6 +3,7 @@ package bundle
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,8 +11,11 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -53,27 +57,63 @@ func TestCSVAnnotations(t *testing.T) {
 	}
 }
 
-// OLM installs an operator with a conversion webhook only in AllNamespaces
-// mode; admission webhooks alone it scopes to the OperatorGroup's
-// namespaces. This operator still supports AllNamespaces only: its CRD, its
-// webhooks and its ClusterRole are cluster-wide, and two copies in two
-// namespaces would share the CRD at possibly different versions.
-func TestInstallModesAreAllNamespacesOnly(t *testing.T) {
+// Every install mode: the operator watches what WATCH_NAMESPACE (OLM's
+// olm.targetNamespaces) names, OLM scopes its admission webhooks to the
+// OperatorGroup's namespaces (it forces AllNamespaces only on conversion
+// webhooks, which this operator has none of), and its namespaced rules
+// become Roles there (TestPermissionsAreNamespaced). test/olm installs it in
+// each mode.
+func TestInstallModesAreAll(t *testing.T) {
 	csv := loadBundle(t).CSV
-	want := map[v1alpha1.InstallModeType]bool{
-		v1alpha1.InstallModeTypeOwnNamespace:    false,
-		v1alpha1.InstallModeTypeSingleNamespace: false,
-		v1alpha1.InstallModeTypeMultiNamespace:  false,
-		v1alpha1.InstallModeTypeAllNamespaces:   true,
-	}
 	got := map[v1alpha1.InstallModeType]bool{}
 	for _, m := range csv.Spec.InstallModes {
 		got[m.Type] = m.Supported
 	}
-	for mode, supported := range want {
-		if s, ok := got[mode]; !ok || s != supported {
-			t.Errorf("install mode %s: supported=%v (declared %v), want %v", mode, s, ok, supported)
+	for _, mode := range []v1alpha1.InstallModeType{
+		v1alpha1.InstallModeTypeOwnNamespace, v1alpha1.InstallModeTypeSingleNamespace,
+		v1alpha1.InstallModeTypeMultiNamespace, v1alpha1.InstallModeTypeAllNamespaces,
+	} {
+		if !got[mode] {
+			t.Errorf("install mode %s not supported", mode)
 		}
+	}
+	for _, w := range csv.Spec.WebhookDefinitions {
+		if w.Type == v1alpha1.ConversionWebhook {
+			t.Errorf("webhook %s is a conversion webhook: OLM installs those in AllNamespaces only", w.GenerateName)
+		}
+	}
+}
+
+// The manager's rules (config/rbac/role.yaml, from the +kubebuilder:rbac
+// markers) and the leader election's are the CSV's namespaced permissions,
+// which OLM grants as Roles in the operator's and the target namespaces and
+// lifts to ClusterRoles only for AllNamespaces. Cluster-wide the manager
+// holds nothing but the reviews its metrics endpoint makes.
+func TestPermissionsAreNamespaced(t *testing.T) {
+	csv := loadBundle(t).CSV
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	var managerRole rbacv1.ClusterRole
+	readYAML(t, filepath.Join(repo.Root(), "config", "rbac", "role.yaml"), &managerRole)
+
+	var namespaced []rbacv1.PolicyRule
+	for _, p := range strategy.Permissions {
+		namespaced = append(namespaced, p.Rules...)
+	}
+	for _, want := range managerRole.Rules {
+		if !slices.ContainsFunc(namespaced, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, want) }) {
+			t.Errorf("the manager's rule %+v is not among the CSV's namespaced permissions", want)
+		}
+	}
+	metrics := []rbacv1.PolicyRule{
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+	}
+	var cluster []rbacv1.PolicyRule
+	for _, p := range strategy.ClusterPermissions {
+		cluster = append(cluster, p.Rules...)
+	}
+	if !equality.Semantic.DeepEqual(cluster, metrics) {
+		t.Errorf("the CSV's clusterPermissions are %+v, want only the metrics reviews %+v", cluster, metrics)
 	}
 }
 
@@ -207,6 +247,16 @@ func TestDescriptionStatesCurrentFacts(t *testing.T) {
 			image = e.Value
 		}
 	}
+	var delay time.Duration
+	for _, a := range manager.Args {
+		if v, ok := strings.CutPrefix(a, "--shutdown-delay="); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				t.Fatalf("%s: %v", a, err)
+			}
+			delay = d
+		}
+	}
 	// Compare with the line breaks of the YAML block folded into spaces.
 	description := strings.Join(strings.Fields(csv.Spec.Description), " ")
 	p := webhooks.DefaultSizePolicy()
@@ -216,6 +266,7 @@ func TestDescriptionStatesCurrentFacts(t *testing.T) {
 		fmt.Sprintf("gets %d pods, and sizes from %d to %d are admitted", p.Default, p.Min, p.Max),
 		fmt.Sprintf("needs %s CPU and %s of memory (limits %s and %s)",
 			req.Cpu(), req.Memory(), lim.Cpu(), lim.Memory()),
+		fmt.Sprintf("keeps serving for %d seconds after it is told to stop", int(delay.Seconds())),
 	} {
 		if !strings.Contains(description, want) {
 			t.Errorf("the CSV description does not say %q; update config/manifests/bases", want)
