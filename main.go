@@ -64,6 +64,12 @@ type options struct {
 	// From the environment, as OLM sets it.
 	watchNamespaces []string
 	memcachedImage  string
+	// The manager's pod, from the downward API; empty outside a pod.
+	podNamespace, podName string
+	// olmCSV is the CSV that installed the operator (OLM sets
+	// OPERATOR_CONDITION_NAME in every Deployment it makes); empty when
+	// OLM did not.
+	olmCSV string
 
 	zap zap.Options
 }
@@ -145,6 +151,8 @@ func parseOptions(args []string) (options, error) {
 	}
 	o.watchNamespaces = controllers.ParseWatchNamespaces(os.Getenv("WATCH_NAMESPACE"))
 	o.memcachedImage = os.Getenv("RELATED_IMAGE_MEMCACHED")
+	o.podNamespace, o.podName = os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME")
+	o.olmCSV = os.Getenv("OPERATOR_CONDITION_NAME")
 	return o, nil
 }
 
@@ -276,6 +284,21 @@ func run(o options) error {
 		}
 		if err := mgr.Add(webhookCerts); err != nil {
 			return err
+		}
+		// Only OLM's certificate Secret needs keeping (and its name is the
+		// only one the manager's rules let it read).
+		if o.webhookCertMode == certs.ModeMounted && o.olmCSV != "" && o.podName != "" {
+			dir := o.webhookCertDir
+			if dir == "" {
+				dir = certs.DefaultMountedDir
+			}
+			if err := mgr.Add(certs.OLMSecretKeeper{Options: certs.OLMSecretOptions{
+				Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
+				PodNamespace: o.podNamespace, PodName: o.podName, MountPath: dir,
+				Log: ctrl.Log.WithName("olm-secret"),
+			}}); err != nil {
+				return err
+			}
 		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
