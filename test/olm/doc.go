@@ -1,27 +1,49 @@
 /*
 Package olm proves the Operator Lifecycle Manager install path end to end:
-the committed bundle/ is installed by a real OLM (v0) Subscription on a local
-cluster (test/framework/localcluster) that has an OpenShift cluster-wide proxy, and then
-upgraded to a second bundle version.
+the committed bundle/ is installed by a real OLM (v0) in every install mode on
+a local cluster (test/framework/localcluster) that has an OpenShift cluster
+proxy and a real node, and upgraded while admission is probed without pause.
 
-Nothing runs in a container. OLM's olm and catalog operators run as host
-processes against the local cluster; the catalog is bundle/ rendered by
-`make catalog` (image fields empty, so no unpack Job) and served by
-`opm serve` on a loopback port; the operator pod that OLM deploys is a kwok
-fake pod, and the operator itself runs on the host the way that pod would run
-it: its arguments, its environment and OLM's certificate Secret, taken from
-the Deployment OLM made.
+OLM's olm and catalog operators run as host processes against the cluster;
+the catalog is bundle/ rendered by `make catalog` (image fields empty, so no
+unpack Job) and served by `opm serve` on a loopback port. Everything OLM
+deploys runs for real on the real node: the operator pods, from the image
+package images builds from this tree (imported under the names both CSVs
+give it), with OLM's certificate Secret mounted by kubelet and their
+ServiceAccount's token; the API server calls their webhooks through OLM's
+Service; the memcached pods they create run Debian's memcached, which each
+Subscription's config.env names, as a disconnected install names a mirror.
 
-The suite checks, from the cluster, what OLM did (InstallPlan, CSV, the proxy
-and WATCH_NAMESPACE in the Deployment, the webhook configurations and their
-CA, the certificate mount), then what the operator does with it (the webhook
-certificate, admission through the API server, proxy variables in memcached
-pods, no credentials in its log), then an upgrade that keeps the memcached
-pods.
+In order, in one cluster (OLM refuses an AllNamespaces install beside any
+other):
 
-Run it with `make test-olm`, which builds the control plane, olm, catalog and
-opm and passes their paths in KUBEBUILDER_ASSETS, OLM_BIN_DIR, OLM_CRDS_DIR,
-OPENSHIFT_PROXY_CRD and OPM; without them the suite skips. The work directory
-(cluster, OLM, opm and operator logs) is printed and kept when a spec fails.
+  - AllNamespaces: the InstallPlan and CSV; the proxy, WATCH_NAMESPACE and
+    the memcached image in the manager process's environment; the webhook
+    configurations with OLM's CA and its certificate mounted; the pod serving
+    that certificate, a bad Memcached refused through the webhook, a good
+    one defaulted and reconciled into serving pods with the proxy; no proxy
+    password in the operator's log; its rules granted in every namespace.
+  - Upgrade: a second bundle version replacing the first, while
+    package admissionprobe makes dry-run creates that admission must admit
+    and must refuse, 20 rounds a second; every answer must be the one the
+    content calls for. The old CSV, its webhooks and its pod go, the new pod
+    serves, the Memcached keeps its pods.
+  - The AllNamespaces install is removed with its namespaces; then two
+    OwnNamespace installs, a SingleNamespace and a MultiNamespace install
+    side by side: each CSV succeeds, each operator watches exactly its
+    OperatorGroup's namespaces, its webhooks are called only there, its
+    ServiceAccount may act there and nowhere else (the API server's
+    authorizer answers), cluster-wide it holds only the metrics reviews;
+    each reconciles and refuses in its namespaces; a namespace no install
+    watches gets neither webhook nor reconcile, while the CRD's schema still
+    refuses what memcached cannot run; an install overlapping another's
+    namespaces is refused by OLM with its reason.
+
+Run it with `make test-olm` (root: the real node), which builds the node,
+the control plane, olm, catalog and opm and passes their paths in
+KUBEBUILDER_ASSETS, OLM_BIN_DIR, OLM_CRDS_DIR, OPENSHIFT_PROXY_CRD and OPM;
+without them the suite fails, naming what is missing. The work directory
+(cluster and node logs, OLM's and opm's logs) is printed and kept when a
+spec fails.
 */
 package olm

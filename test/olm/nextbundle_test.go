@@ -42,7 +42,10 @@ func nextBundle(src, dst, to string) (from string, err error) {
 	if err != nil {
 		return "", err
 	}
-	oldImage := csv.GetAnnotations()["containerImage"]
+	oldImage, err := bundleImage(src)
+	if err != nil {
+		return "", err
+	}
 	if !strings.HasSuffix(oldImage, ":v"+from) {
 		return "", fmt.Errorf("containerImage %q is not tagged v%s", oldImage, from)
 	}
@@ -100,4 +103,19 @@ func bundleVersion(dir string) (string, error) {
 		return "", err
 	}
 	return csvVersion(csv)
+}
+
+// bundleImage is the operator image the CSV of the bundle directory dir
+// deploys (its containerImage annotation, which make bundle keeps equal to
+// the Deployment's).
+func bundleImage(dir string) (string, error) {
+	_, csv, err := readBundleCSV(dir)
+	if err != nil {
+		return "", err
+	}
+	img := csv.GetAnnotations()["containerImage"]
+	if img == "" {
+		return "", fmt.Errorf("CSV %s has no containerImage annotation", csv.GetName())
+	}
+	return img, nil
 }

@@ -18,8 +18,7 @@ const olmNamespace = "olm"
 const olmStopTimeout = 30 * time.Second
 
 // olmOperators runs OLM's two operators as host processes, as the recipe in
-// ../shared/toolchain.md does. olm is stopped and started again by the specs
-// that patch what it manages; catalog runs throughout.
+// ../shared/toolchain.md does; both run throughout.
 type olmOperators struct {
 	tools   tools
 	cluster *localcluster.Cluster
@@ -56,7 +55,7 @@ func (o *olmOperators) olmArgs() ([]string, error) {
 		"--tls-cert=" + cert, "--tls-key=" + key, "--client-ca=" + ca}, nil
 }
 
-// startOLM starts olm-operator; it appends to olm.log across restarts.
+// startOLM starts olm-operator, logging to olm.log.
 func (o *olmOperators) startOLM() error {
 	args, err := o.olmArgs()
 	if err != nil {
@@ -65,9 +64,6 @@ func (o *olmOperators) startOLM() error {
 	o.olm, err = process.Start(o.spec(o.tools.olm, "olm", args...))
 	return err
 }
-
-// stopOLM stops olm-operator, so that it cannot undo what a spec patches.
-func (o *olmOperators) stopOLM() error { return o.olm.Stop(olmStopTimeout) }
 
 func (o *olmOperators) startCatalog() error {
 	var err error

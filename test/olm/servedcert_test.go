@@ -6,22 +6,20 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"net"
-	"strconv"
 )
 
-// servedCertificate connects to the webhook server on port as the API
+// servedCertificate connects to the webhook server at addr as the API
 // server does for a service reference, with serverName
 // <service>.<namespace>.svc and caBundle as the only roots, and returns the
 // certificate it presented. The handshake fails unless that certificate
 // verifies for the name against the bundle.
-func servedCertificate(ctx context.Context, port int, serverName string, caBundle []byte) (*x509.Certificate, error) {
+func servedCertificate(ctx context.Context, addr, serverName string, caBundle []byte) (*x509.Certificate, error) {
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(caBundle) {
 		return nil, fmt.Errorf("caBundle holds no PEM certificate")
 	}
 	d := tls.Dialer{Config: &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS12}}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}

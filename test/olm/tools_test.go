@@ -24,7 +24,7 @@ type tools struct {
 }
 
 // toolsFromEnv reads the paths and reports every one that is missing, so
-// that a machine without them skips with one clear message.
+// that a machine without them fails with one clear message.
 func toolsFromEnv() (tools, []string) {
 	t := tools{
 		olm:          filepath.Join(os.Getenv("OLM_BIN_DIR"), "olm"),

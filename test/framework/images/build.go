@@ -100,11 +100,15 @@ func layer(entries []entry) (v1.Layer, error) {
 }
 
 // write builds an image of one layer with config cfg and writes it, tagged
-// ref, to archive.
-func write(ref, archive string, entries []entry, cfg v1.Config) (Image, error) {
-	tag, err := name.NewTag(ref)
-	if err != nil {
-		return Image{}, err
+// ref and each of aliases, to archive.
+func write(archive string, entries []entry, cfg v1.Config, ref string, aliases ...string) (Image, error) {
+	tags := map[name.Reference]v1.Image{}
+	for _, r := range append([]string{ref}, aliases...) {
+		tag, err := name.NewTag(r)
+		if err != nil {
+			return Image{}, err
+		}
+		tags[tag] = nil
 	}
 	l, err := layer(entries)
 	if err != nil {
@@ -129,7 +133,10 @@ func write(ref, archive string, entries []entry, cfg v1.Config) (Image, error) {
 	if err := os.MkdirAll(filepath.Dir(archive), 0o755); err != nil {
 		return Image{}, err
 	}
-	if err := tarball.WriteToFile(archive, tag, img); err != nil {
+	for tag := range tags {
+		tags[tag] = img
+	}
+	if err := tarball.MultiRefWriteToFile(archive, tags); err != nil {
 		return Image{}, fmt.Errorf("writing %s: %w", archive, err)
 	}
 	return Image{Ref: ref, Archive: archive}, nil

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	ggcrname "github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
@@ -124,9 +125,18 @@ func TestOperatorImageAgreesWithTheDockerfile(t *testing.T) {
 	if err := buildStatic(context.Background(), bin, "./test/framework/images/pause"); err != nil {
 		t.Fatal(err)
 	}
-	img, err := operatorImage(dir, "localhost/memcached-operator:test", bin)
+	const alias = "example.com/memcached-operator:v0.1.0"
+	img, err := operatorImage(dir, bin, "localhost/memcached-operator:test", alias)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A CSV names the image by its release tag: the archive holds both.
+	tag, err := ggcrname.NewTag(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tarball.ImageFromPath(img.Archive, &tag); err != nil {
+		t.Errorf("%s not in the archive: %v", alias, err)
 	}
 	stage, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"))
 	if err != nil {

@@ -52,7 +52,7 @@ func Memcached(dir, ref string) (Image, error) {
 		entries = append(entries, e)
 	}
 	uid := fmt.Sprint(MemcachedUID)
-	return write(ref, filepath.Join(dir, "memcached.tar"), entries, v1.Config{
+	return write(filepath.Join(dir, "memcached.tar"), entries, v1.Config{
 		User:         uid + ":" + uid,
 		Entrypoint:   []string{"memcached"},
 		Env:          []string{defaultPath},
@@ -61,7 +61,7 @@ func Memcached(dir, ref string) (Image, error) {
 		// The tag it was built as: two tags of the same memcached are two
 		// images, so a pod's status tells which one it runs.
 		Labels: map[string]string{"org.opencontainers.image.ref.name": ref},
-	})
+	}, ref)
 }
 
 // sharedLibraries is the absolute paths ldd lists for bin, the dynamic

@@ -20,19 +20,20 @@ const (
 	distrolessGroup  = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
 )
 
-// Operator writes the operator image to dir, tagged ref: the manager built
-// static from this tree, placed, configured and labelled as the
+// Operator writes the operator image to dir, tagged ref and each of
+// aliases (the names a CSV gives it, release after release): the manager
+// built static from this tree, placed, configured and labelled as the
 // Dockerfile's final stage says.
-func Operator(ctx context.Context, dir, ref string) (Image, error) {
+func Operator(ctx context.Context, dir, ref string, aliases ...string) (Image, error) {
 	bin := filepath.Join(dir, "manager")
 	if err := buildStatic(ctx, bin, "."); err != nil {
 		return Image{}, err
 	}
-	return operatorImage(dir, ref, bin)
+	return operatorImage(dir, bin, ref, aliases...)
 }
 
 // operatorImage is Operator's image around a built manager binary.
-func operatorImage(dir, ref, bin string) (Image, error) {
+func operatorImage(dir, bin, ref string, aliases ...string) (Image, error) {
 	stage, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"))
 	if err != nil {
 		return Image{}, err
@@ -52,7 +53,7 @@ func operatorImage(dir, ref, bin string) (Image, error) {
 	for _, p := range stage.ExposedPorts {
 		ports[p] = struct{}{}
 	}
-	return write(ref, filepath.Join(dir, "operator.tar"), []entry{e,
+	return write(filepath.Join(dir, "operator.tar"), []entry{e,
 		{path: "/etc/passwd", mode: 0o644, data: []byte(distrolessPasswd)},
 		{path: "/etc/group", mode: 0o644, data: []byte(distrolessGroup)},
 		{path: "/tmp", mode: 0o1777, dir: true},
@@ -63,5 +64,5 @@ func operatorImage(dir, ref, bin string) (Image, error) {
 		Labels:       stage.Labels,
 		ExposedPorts: ports,
 		Env:          []string{defaultPath},
-	})
+	}, ref, aliases...)
 }

@@ -23,11 +23,11 @@ func Pause(ctx context.Context, dir, ref string) (Image, error) {
 	if err != nil {
 		return Image{}, err
 	}
-	return write(ref, filepath.Join(dir, "pause.tar"), []entry{e}, v1.Config{
+	return write(filepath.Join(dir, "pause.tar"), []entry{e}, v1.Config{
 		User:       "65535:65535",
 		Entrypoint: []string{"/pause"},
 		WorkingDir: "/",
-	})
+	}, ref)
 }
 
 // buildStatic builds a main package of this module into out, with no cgo,

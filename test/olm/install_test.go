@@ -1,0 +1,235 @@
+package olm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+)
+
+// What the bundle and the catalog name (bundle/ and make catalog).
+const (
+	packageName    = "memcached-operator"
+	channelName    = "alpha"
+	deploymentName = "memcached-operator-controller-manager"
+	// serviceAccountName is the manager's, from the CSV's permissions.
+	serviceAccountName = "memcached-operator-controller-manager"
+	// webhookService is the Service OLM makes for the webhooks:
+	// <deploymentName>-service, with its certificate in <service>-cert.
+	webhookService = deploymentName + "-service"
+	// webhookPort is the manager container's webhook-server port.
+	webhookPort = 9443
+	// olmCAKey is the key of OLM's certificate Secret that holds its CA.
+	olmCAKey = "olmCAKey"
+	// denied is how the API server reports the validating webhook's refusal.
+	denied = `admission webhook "vmemcached-v1.kb.io" denied the request`
+)
+
+// install is one install of the operator by OLM: an OperatorGroup and a
+// Subscription in namespace. The OperatorGroup targets targets; none means
+// every namespace (AllNamespaces).
+type install struct {
+	namespace string
+	targets   []string
+}
+
+// mode is the install mode OLM derives from the OperatorGroup.
+func (in install) mode() operatorsv1alpha1.InstallModeType {
+	switch {
+	case len(in.targets) == 0:
+		return operatorsv1alpha1.InstallModeTypeAllNamespaces
+	case len(in.targets) > 1:
+		return operatorsv1alpha1.InstallModeTypeMultiNamespace
+	case in.targets[0] == in.namespace:
+		return operatorsv1alpha1.InstallModeTypeOwnNamespace
+	default:
+		return operatorsv1alpha1.InstallModeTypeSingleNamespace
+	}
+}
+
+func (in install) String() string {
+	return string(in.mode()) + " install in " + in.namespace
+}
+
+// watched is what the operator should watch, as OLM reports it in the
+// OperatorGroup's status: the targets, or "" for all.
+func (in install) watched() []string {
+	if len(in.targets) == 0 {
+		return []string{metav1.NamespaceAll}
+	}
+	return in.targets
+}
+
+// subscribe creates the install's namespace and targets (those missing),
+// its OperatorGroup and its Subscription to the suite's catalog.
+func (in install) subscribe(ctx context.Context) {
+	GinkgoHelper()
+	for _, ns := range append([]string{in.namespace}, in.targets...) {
+		err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
+	}
+	Expect(k8s.Create(ctx, &operatorsv1.OperatorGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: in.namespace},
+		Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: in.targets},
+	})).To(Succeed())
+	Expect(k8s.Create(ctx, &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: in.namespace},
+		Spec: &operatorsv1alpha1.SubscriptionSpec{
+			CatalogSource: catalogSourceName, CatalogSourceNamespace: olmNamespace,
+			Package: packageName, Channel: channelName, InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			Config: subscriptionConfig(),
+		},
+	})).To(Succeed())
+}
+
+// subscriptionConfig points the operator at the memcached image the real
+// node holds, as a disconnected install points it at a mirror: the
+// Subscription's env overrides the CSV's.
+func subscriptionConfig() *operatorsv1alpha1.SubscriptionConfig {
+	return &operatorsv1alpha1.SubscriptionConfig{
+		Env: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: images.MemcachedTag}},
+	}
+}
+
+// expectInstalled waits until the Subscription has installed version: its
+// InstallPlan Complete and the CSV Succeeded. It returns the CSV.
+func (in install) expectInstalled(ctx context.Context, version string) *operatorsv1alpha1.ClusterServiceVersion {
+	GinkgoHelper()
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	Eventually(func(g Gomega) {
+		g.Expect(olmOps.olm.Running()).To(BeTrue(), "olm exited:\n%s", olmOps.olm.Tail(20))
+		g.Expect(olmOps.catalog.Running()).To(BeTrue(), "catalog exited:\n%s", olmOps.catalog.Tail(20))
+		sub := &operatorsv1alpha1.Subscription{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: packageName}, sub)).To(Succeed())
+		g.Expect(sub.Status.InstalledCSV).To(Equal(csvName(version)), "%s: Subscription state %q, conditions %+v", in, sub.Status.State, sub.Status.Conditions)
+		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil())
+		ip := &operatorsv1alpha1.InstallPlan{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: sub.Status.InstallPlanRef.Name}, ip)).To(Succeed())
+		g.Expect(ip.Spec.ClusterServiceVersionNames).To(ContainElement(csvName(version)))
+		g.Expect(ip.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete))
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: csvName(version)}, csv)).To(Succeed())
+		g.Expect(csv.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseSucceeded), "%s: CSV %s: %s", in, csv.Status.Reason, csv.Status.Message)
+	}).WithContext(ctx).WithTimeout(4 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+	return csv
+}
+
+// operatorGroup is the install's OperatorGroup.
+func (in install) operatorGroup(ctx context.Context) *operatorsv1.OperatorGroup {
+	GinkgoHelper()
+	og := &operatorsv1.OperatorGroup{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: packageName}, og)).To(Succeed())
+	return og
+}
+
+// deployment is the manager Deployment OLM made for the install.
+func (in install) deployment(ctx context.Context) *appsv1.Deployment {
+	GinkgoHelper()
+	d := &appsv1.Deployment{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: deploymentName}, d)).To(Succeed())
+	return d
+}
+
+// operatorPod waits until the manager Deployment has rolled out to exactly
+// one pod, Running and Ready on the real node with image, and nothing else
+// (no pod of an older ReplicaSet, not even terminating), and returns it.
+func (in install) operatorPod(ctx context.Context, image string) *corev1.Pod {
+	GinkgoHelper()
+	var pod corev1.Pod
+	Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: deploymentName}, d)).To(Succeed())
+		g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
+		g.Expect(d.Status.UpdatedReplicas).To(Equal(int32(1)))
+		var pods corev1.PodList
+		g.Expect(k8s.List(ctx, &pods, client.InNamespace(in.namespace), client.MatchingLabels(d.Spec.Selector.MatchLabels))).To(Succeed())
+		g.Expect(pods.Items).To(HaveLen(1), "%s: one manager pod", in)
+		pod = pods.Items[0]
+		g.Expect(pod.DeletionTimestamp).To(BeNil())
+		g.Expect(pod.Spec.NodeName).To(Equal(localcluster.RealNodeName))
+		c, err := managerContainer(pod.Spec.Containers)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.Image).To(Equal(image))
+		g.Expect(podReady(&pod)).To(BeTrue(), "%s: manager pod %s Ready", in, pod.Name)
+	}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+	return &pod
+}
+
+// operatorLog is the manager container's log in pod, through kubelet.
+func operatorLog(ctx context.Context, pod *corev1.Pod) string {
+	GinkgoHelper()
+	out, err := cs.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: managerContainerName}).DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return string(out)
+}
+
+// uninstall deletes namespaces, with the installs and Memcached objects in
+// them, and waits until they are gone: OLM's copies of the CSVs, the
+// OperatorGroups that claim the Memcached API, and the pods.
+func uninstall(ctx context.Context, namespaces ...string) {
+	GinkgoHelper()
+	for _, ns := range namespaces {
+		Expect(client.IgnoreNotFound(k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+	}
+	Eventually(func(g Gomega) {
+		for _, ns := range namespaces {
+			err := k8s.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "namespace %s still there (err %v)", ns, err)
+		}
+	}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
+}
+
+// managerContainerName is the operator's container in the CSV's Deployment.
+const managerContainerName = "manager"
+
+func managerContainer(containers []corev1.Container) (*corev1.Container, error) {
+	for i := range containers {
+		if containers[i].Name == managerContainerName {
+			return &containers[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no %s container", managerContainerName)
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// processEnv is the environment of the manager process of pod, as
+// kubelet resolved it (plain values, OLM's downward-API references), read
+// from the host.
+func processEnv(ctx context.Context, pod *corev1.Pod) map[string]string {
+	GinkgoHelper()
+	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == managerContainerName })
+	Expect(i).NotTo(BeNumerically("<", 0), "pod %s has no %s container status", pod.Name, managerContainerName)
+	pid, err := cluster.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
+	Expect(err).NotTo(HaveOccurred())
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	Expect(err).NotTo(HaveOccurred())
+	env := map[string]string{}
+	for _, kv := range strings.Split(string(data), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}

@@ -1,0 +1,95 @@
+package olm
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// access is one request the manager makes.
+type access struct {
+	verb, group, resource, subresource string
+}
+
+func (a access) String() string {
+	r := a.resource
+	if a.subresource != "" {
+		r += "/" + a.subresource
+	}
+	if a.group != "" {
+		r += "." + a.group
+	}
+	return a.verb + " " + r
+}
+
+// managerAccess is what the manager does in a namespace it watches: read
+// Memcached objects and patch their status, apply its Deployments, Services
+// and PDBs (and delete a PDB when a Memcached shrinks to one pod), read pods,
+// and record events.
+var managerAccess = []access{
+	{verb: "list", group: "cache.example.com", resource: "memcacheds"},
+	{verb: "watch", group: "cache.example.com", resource: "memcacheds"},
+	{verb: "patch", group: "cache.example.com", resource: "memcacheds", subresource: "status"},
+	{verb: "create", group: "apps", resource: "deployments"},
+	{verb: "patch", group: "apps", resource: "deployments"},
+	{verb: "patch", resource: "services"},
+	{verb: "delete", group: "policy", resource: "poddisruptionbudgets"},
+	{verb: "watch", resource: "pods"},
+	{verb: "create", group: "events.k8s.io", resource: "events"},
+}
+
+// metricsAccess is what the manager does cluster-wide: check the callers of
+// its metrics endpoint.
+var metricsAccess = []access{
+	{verb: "create", group: "authentication.k8s.io", resource: "tokenreviews"},
+	{verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews"},
+}
+
+// serviceAccount is the manager's ServiceAccount in the install's namespace.
+type serviceAccount struct{ namespace, name string }
+
+func (in install) serviceAccount() serviceAccount {
+	return serviceAccount{namespace: in.namespace, name: serviceAccountName}
+}
+
+// can asks the API server's authorizer whether sa may make request a in
+// namespace ("" for every namespace, or for a cluster-scoped resource).
+func can(ctx context.Context, sa serviceAccount, a access, namespace string) bool {
+	GinkgoHelper()
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		// How the API server names a ServiceAccount's token.
+		User:   "system:serviceaccount:" + sa.namespace + ":" + sa.name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + sa.namespace, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource,
+		},
+	}}
+	Expect(k8s.Create(ctx, sar)).To(Succeed())
+	return sar.Status.Allowed
+}
+
+// clusterRules are the rules of every ClusterRole bound to sa by a
+// ClusterRoleBinding: what it may do cluster-wide.
+func clusterRules(ctx context.Context, sa serviceAccount) []rbacv1.PolicyRule {
+	GinkgoHelper()
+	var bindings rbacv1.ClusterRoleBindingList
+	Expect(k8s.List(ctx, &bindings)).To(Succeed())
+	var rules []rbacv1.PolicyRule
+	for _, b := range bindings.Items {
+		for _, s := range b.Subjects {
+			if s.Kind != rbacv1.ServiceAccountKind || s.Namespace != sa.namespace || s.Name != sa.name {
+				continue
+			}
+			Expect(b.RoleRef.Kind).To(Equal("ClusterRole"), "binding %s", b.Name)
+			role := &rbacv1.ClusterRole{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Name: b.RoleRef.Name}, role)).To(Succeed(), fmt.Sprintf("ClusterRole %s", b.RoleRef.Name))
+			rules = append(rules, role.Rules...)
+		}
+	}
+	return rules
+}
