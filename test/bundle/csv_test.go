@@ -41,8 +41,9 @@ func TestCSVAnnotations(t *testing.T) {
 		{"features.operators.openshift.io/cnf", "false", "not a cloud-native network function"},
 		{"features.operators.openshift.io/cni", "false", "provides no CNI plugin"},
 		{"features.operators.openshift.io/csi", "false", "provides no CSI driver"},
-		{"capabilities", "Basic Install",
-			"install and configuration through the CR; Seamless Upgrades once an upgrade with running memcached pods is proven"},
+		{"capabilities", "Seamless Upgrades",
+			"test/olm upgrades the operator through OLM with memcached pods running on a real node, which keep running, " +
+				"while admission answers every write; test/node rolls every Memcached once onto a new RELATED_IMAGE_MEMCACHED"},
 		{"categories", "Database", "memcached is an in-memory key-value store"},
 		{"repository", "https://github.com/example-inc/memcached-operator", "the source"},
 		{"containerImage", manager.Image, "the image the manager Deployment runs"},
