@@ -237,13 +237,14 @@ func run(o options) error {
 		metricsOpts.FilterProvider = metricsfilters.WithAuthenticationAndAuthorization
 	}
 
+	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
 		Cache:   controllers.CacheOptions(o.watchNamespaces),
 		Metrics: metricsOpts,
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
 			Host: webhookHost(o.webhookCertMode), Port: o.webhookPort, TLSOpts: tlsOpts(webhookCerts),
-		}),
+		})},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "memcached-operator.cache.example.com",
@@ -307,7 +308,6 @@ func run(o options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)
 	if err := mgr.AddReadyzCheck("shutdown", stopping.Ready); err != nil {
 		return err
 	}

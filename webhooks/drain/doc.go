@@ -15,5 +15,9 @@
 //	_ = mgr.AddReadyzCheck("shutdown", d.Ready) // fails from the signal on
 //	return mgr.Start(ctx)                        // cancelled delay later
 //
+// Connections the API server keeps open to the pod outlive its endpoint;
+// wrapping the webhook server in [WebhookServer] closes each after its
+// answer once stopping, so the next call goes through the Service again.
+//
 // A second signal exits at once, as controller-runtime's own handler does.
 package drain

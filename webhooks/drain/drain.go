@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // errStopping is what the readiness check reports once a stop was asked for.
@@ -29,6 +30,35 @@ func (d *Drain) Ready(*http.Request) error {
 		return errStopping
 	}
 	return nil
+}
+
+// Handler wraps a webhook's handler so that, once stopping, each answer
+// tells the client to close its connection. The API server keeps
+// connections to a webhook Service open and keeps using one after its pod
+// left the Service; when the shutdown closes it as a call is being written,
+// the API server reports EOF and does not retry (the call is a POST), and
+// with failurePolicy Fail the write is refused. Closed after an answer
+// instead, the connection is opened again through the Service, to a pod
+// that stays.
+func (d *Drain) Handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d.stopping.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// WebhookServer is a webhook.Server whose webhooks answer through
+// Drain.Handler.
+type WebhookServer struct {
+	webhook.Server
+	Drain *Drain
+}
+
+// Register implements webhook.Server.
+func (s WebhookServer) Register(path string, hook http.Handler) {
+	s.Server.Register(path, s.Drain.Handler(hook))
 }
 
 // NotifyContext returns a context that is cancelled delay after the process

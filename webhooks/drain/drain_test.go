@@ -2,7 +2,11 @@ package drain
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,4 +53,30 @@ func TestSecondSignalDuringTheDelayExits(t *testing.T) {
 	signals <- syscall.SIGTERM
 	g.Eventually(exited).WithTimeout(5 * time.Second).Should(Receive(Equal(1)))
 	g.Expect(ctx.Err()).NotTo(HaveOccurred(), "the process exits instead of stopping the manager")
+}
+
+// Over real HTTP: the answers keep the connection open until the signal,
+// and ask the client to close it afterwards.
+func TestHandlerClosesConnectionsOnceStopping(t *testing.T) {
+	g := NewWithT(t)
+	signals := make(chan os.Signal, 2)
+	_, d := notify(signals, time.Hour, logr.Discard(), func(int) {})
+	srv := httptest.NewServer(d.Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "answer")
+	})))
+	t.Cleanup(srv.Close)
+	call := func() *http.Response {
+		resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader("{}"))
+		g.Expect(err).NotTo(HaveOccurred())
+		body, err := io.ReadAll(resp.Body)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(resp.Body.Close()).To(Succeed())
+		g.Expect(string(body)).To(Equal("answer"))
+		return resp
+	}
+	g.Expect(call().Close).To(BeFalse(), "kept alive before the signal")
+
+	signals <- syscall.SIGTERM
+	g.Eventually(func() error { return d.Ready(nil) }).WithTimeout(time.Second).WithPolling(time.Millisecond).Should(HaveOccurred())
+	g.Expect(call().Close).To(BeTrue(), "closed after the answer once stopping")
 }
