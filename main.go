@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"flag"
@@ -12,12 +13,14 @@ import (
 	"syscall"
 	"time"
 
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -29,6 +32,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
+	"github.com/example-inc/memcached-operator/controllers/subscriptionconfig"
 	"github.com/example-inc/memcached-operator/webhooks"
 	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
@@ -166,6 +170,18 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	if o.olmCSV != "" && o.podNamespace != "" {
+		// Before the options read the environment: see package
+		// subscriptionconfig.
+		if err := adoptSubscriptionConfig(o); err != nil {
+			ctrl.Log.Error(err, "reading the Subscription's configuration")
+			os.Exit(1)
+		}
+		if o, err = parseOptions(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "invalid configuration from the Subscription:", err)
+			os.Exit(2)
+		}
+	}
 	if err := run(o); err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			err = fmt.Errorf("%w (is another memcached-operator running on this host? Stop it, or give this one other ports)", err)
@@ -173,6 +189,39 @@ func main() {
 		ctrl.Log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
+}
+
+// adoptSubscriptionConfig sets in this process the environment OLM gives
+// the operator's pods only in its second rollout.
+func adoptSubscriptionConfig(o options) error {
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := subscriptionconfig.Apply(ctx, subscriptionconfig.Options{
+		Reader: c, Namespace: o.podNamespace, CSV: o.olmCSV, Env: subscriptionconfig.OSEnv{},
+	})
+	if err != nil {
+		return err
+	}
+	log := ctrl.Log.WithName("subscription-config")
+	if len(r.Set)+len(r.Unset) > 0 {
+		log.Info("took from the Subscription the environment OLM has not given this pod yet",
+			"subscription", r.Subscription, "set", r.Set, "unset", r.Unset)
+	}
+	if len(r.Unresolved) > 0 {
+		log.Info("the Subscription sets these from a Secret or ConfigMap: this pod runs without them until OLM rolls it",
+			"subscription", r.Subscription, "variables", r.Unresolved)
+	}
+	return nil
 }
 
 func run(o options) error {

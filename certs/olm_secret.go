@@ -15,11 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// OLM names the webhook certificate Secret <deployment>-service-cert; the
-// operator's Deployment is memcached-operator-controller-manager.
-// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=memcached-operator-controller-manager-service-cert,verbs=get;patch
-// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
-
 // olmCSVKind is the kind of OLM's ClusterServiceVersion, the owner OLM gives
 // the certificate Secret it makes.
 const olmCSVKind = "ClusterServiceVersion"
@@ -63,7 +58,9 @@ func (k OLMSecretKeeper) Start(ctx context.Context) error {
 func (OLMSecretKeeper) NeedLeaderElection() bool { return false }
 
 // KeepOLMSecret makes the operator's Deployment an owner of the Secret
-// mounted at MountPath, when OLM made that Secret.
+// mounted at MountPath, when OLM made that Secret. The rules it needs (get
+// and patch on that one Secret, get on ReplicaSets) are in the bundle only:
+// config/manifests/olm_role.yaml.
 //
 // OLM v0 owns the webhook certificate Secret by the CSV that created it. An
 // upgrade's CSV reuses the Secret without becoming its owner, so when OLM

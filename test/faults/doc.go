@@ -25,6 +25,10 @@ What each spec does:
     a hand-added annotation stays.
   - webhook_down_test.go: with the operator gone and the fail-closed webhook
     configurations left, every Memcached write is refused.
+  - olm_first_rollout_test.go: the operator started as OLM's first rollout
+    of an install or upgrade starts it, without its Subscription's
+    config.env (operator-lifecycle-manager #2100), still validates with the
+    Subscription's size policy and deploys its memcached image.
   - webhook_input_test.go: malformed AdmissionReview bodies posted straight to
     the webhook server are refused without a crash or unbounded memory.
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,12 +98,20 @@ func (in install) subscribe(ctx context.Context) {
 	})).To(Succeed())
 }
 
+// subscriptionMaxSize is the size policy's maximum the Subscriptions set,
+// below the default of 16: a refusal of a size between the two comes from
+// a pod that runs with the Subscription's configuration.
+const subscriptionMaxSize = 12
+
 // subscriptionConfig points the operator at the memcached image the real
-// node holds, as a disconnected install points it at a mirror: the
-// Subscription's env overrides the CSV's.
+// node holds, as a disconnected install points it at a mirror (the
+// Subscription's env overrides the CSV's), and lowers the maximum size.
 func subscriptionConfig() *operatorsv1alpha1.SubscriptionConfig {
 	return &operatorsv1alpha1.SubscriptionConfig{
-		Env: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: images.MemcachedTag}},
+		Env: []corev1.EnvVar{
+			{Name: "RELATED_IMAGE_MEMCACHED", Value: images.MemcachedTag},
+			{Name: "MEMCACHED_MAX_SIZE", Value: strconv.Itoa(subscriptionMaxSize)},
+		},
 	}
 }
 

@@ -231,7 +231,7 @@ var _ = Describe("OLM installs on a cluster with an egress proxy and a real node
 					return gen.Memcached(memcachedNamespace, "probe-"+strconv.Itoa(i))
 				},
 				Bad: func(i int) client.Object {
-					return gen.Memcached(memcachedNamespace, "probe-bad-"+strconv.Itoa(i), gen.WithSize(webhooks.DefaultSizePolicy().Max+1))
+					return gen.Memcached(memcachedNamespace, "probe-bad-"+strconv.Itoa(i), gen.WithSize(subscriptionMaxSize+1))
 				},
 				Refused: func(err error) bool { return strings.Contains(err.Error(), denied) },
 			})
@@ -372,7 +372,7 @@ func expectTooBigRefused(ctx context.Context, namespace, name string) {
 	By("a Memcached above the maximum size in " + namespace + " is refused by the API server through the validating webhook")
 	start := time.Now()
 	Eventually(func() error {
-		return k8s.Create(ctx, gen.Memcached(namespace, name, gen.WithSize(webhooks.DefaultSizePolicy().Max+1)))
+		return k8s.Create(ctx, gen.Memcached(namespace, name, gen.WithSize(subscriptionMaxSize+1)))
 	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring(denied)))
 	GinkgoWriter.Printf("refused through the webhook in %s after %s\n", namespace, time.Since(start).Round(time.Millisecond))
 }

@@ -22,6 +22,10 @@ func TestCheckRules(t *testing.T) {
 	rule := func(groups, resources, verbs []string) rbacv1.PolicyRule {
 		return rbacv1.PolicyRule{APIGroups: groups, Resources: resources, Verbs: verbs}
 	}
+	named := func(r rbacv1.PolicyRule, names ...string) rbacv1.PolicyRule {
+		r.ResourceNames = names
+		return r
+	}
 	core, apps := []string{""}, []string{"apps"}
 	tests := []struct {
 		name string
@@ -41,6 +45,9 @@ func TestCheckRules(t *testing.T) {
 		{"wildcard resource of any kind's subresource", rule(apps, []string{"*/scale"}, []string{"patch"}), []Problem{WildcardResource}},
 		{"wildcard API group", rule([]string{"*"}, []string{"deployments"}, []string{"get"}), []Problem{WildcardAPIGroup}},
 		{"wildcard URL", rbacv1.PolicyRule{NonResourceURLs: []string{"/metrics*"}, Verbs: []string{"get"}}, []Problem{WildcardURL}},
+		{"get and patch OLM's certificate Secret, by name", named(rule(core, []string{"secrets"}, []string{"get", "patch"}), ownCertificateSecret), nil},
+		{"list OLM's certificate Secret", named(rule(core, []string{"secrets"}, []string{"get", "list"}), ownCertificateSecret), []Problem{SecretAccess}},
+		{"get another Secret by name", named(rule(core, []string{"secrets"}, []string{"get"}), "db-password"), []Problem{SecretAccess}},
 		{"read secrets", rule(core, []string{"secrets"}, []string{"get", "list"}), []Problem{SecretAccess}},
 		{"watch secrets among other resources", rule(core, []string{"pods", "secrets"}, []string{"watch"}), []Problem{SecretAccess}},
 		{"every core resource includes secrets", rule(core, []string{"*"}, []string{"get"}), []Problem{WildcardResource, SecretAccess}},

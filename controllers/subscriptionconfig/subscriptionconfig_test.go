@@ -1,0 +1,201 @@
+package subscriptionconfig_test
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/operator-framework/api/crds"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/example-inc/memcached-operator/controllers/subscriptionconfig"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// mapEnv is an environment in a map.
+type mapEnv map[string]string
+
+func (m mapEnv) LookupEnv(name string) (string, bool) { v, ok := m[name]; return v, ok }
+func (m mapEnv) Setenv(name, value string) error      { m[name] = value; return nil }
+func (m mapEnv) Unsetenv(name string) error           { delete(m, name); return nil }
+
+const (
+	csvImage  = "docker.io/library/memcached:1.6"
+	subImage  = "registry.example.com/memcached:1.6"
+	withCreds = "http://user:s3cret@proxy.example.com:3128"
+)
+
+var fromSecret = &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+	LocalObjectReference: corev1.LocalObjectReference{Name: "proxy"}, Key: "url"}}
+
+func TestOverlay(t *testing.T) {
+	// What OLM's first rollout gives the manager: the CSV's env and the
+	// cluster's proxy.
+	firstRollout := map[string]string{
+		"RELATED_IMAGE_MEMCACHED": csvImage, "WATCH_NAMESPACE": "",
+		"HTTP_PROXY": "http://cluster-proxy:3128", "HTTPS_PROXY": "http://cluster-proxy:3128", "NO_PROXY": ".svc",
+	}
+	with := func(changes map[string]string, removed ...string) map[string]string {
+		out := maps.Clone(firstRollout)
+		maps.Copy(out, changes)
+		for _, name := range removed {
+			delete(out, name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name                   string
+		vars                   []corev1.EnvVar
+		want                   map[string]string
+		set, unset, unresolved []string
+	}{
+		{name: "no variables", want: firstRollout},
+		{
+			name: "the Subscription's image and size policy replace and join the CSV's",
+			vars: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: subImage}, {Name: "MEMCACHED_MAX_SIZE", Value: "12"}},
+			want: with(map[string]string{"RELATED_IMAGE_MEMCACHED": subImage, "MEMCACHED_MAX_SIZE": "12"}),
+			set:  []string{"RELATED_IMAGE_MEMCACHED", "MEMCACHED_MAX_SIZE"},
+		},
+		{
+			name: "already held: nothing changes",
+			vars: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: csvImage}},
+			want: firstRollout,
+		},
+		{
+			name: "an empty value is set as empty",
+			vars: []corev1.EnvVar{{Name: "MEMCACHED_MIN_SIZE", Value: ""}},
+			want: with(map[string]string{"MEMCACHED_MIN_SIZE": ""}),
+			set:  []string{"MEMCACHED_MIN_SIZE"},
+		},
+		{
+			name: "a name given twice: the last value",
+			vars: []corev1.EnvVar{{Name: "MEMCACHED_MAX_SIZE", Value: "9"}, {Name: "MEMCACHED_MAX_SIZE", Value: "12"}},
+			want: with(map[string]string{"MEMCACHED_MAX_SIZE": "12"}),
+			set:  []string{"MEMCACHED_MAX_SIZE"},
+		},
+		{
+			// OLM injects none of the cluster's proxy variables then.
+			name:  "a proxy variable: the cluster's other proxy variables go",
+			vars:  []corev1.EnvVar{{Name: "HTTP_PROXY", Value: withCreds}},
+			want:  with(map[string]string{"HTTP_PROXY": withCreds}, "HTTPS_PROXY", "NO_PROXY"),
+			set:   []string{"HTTP_PROXY"},
+			unset: []string{"HTTPS_PROXY", "NO_PROXY"},
+		},
+		{
+			name:  "a proxy variable set empty overrides too",
+			vars:  []corev1.EnvVar{{Name: "NO_PROXY", Value: ""}},
+			want:  with(map[string]string{"NO_PROXY": ""}, "HTTP_PROXY", "HTTPS_PROXY"),
+			set:   []string{"NO_PROXY"},
+			unset: []string{"HTTP_PROXY", "HTTPS_PROXY"},
+		},
+		{
+			name:       "from a Secret, not in the environment: unresolved",
+			vars:       []corev1.EnvVar{{Name: "MEMCACHED_MAX_SIZE", ValueFrom: fromSecret}},
+			want:       firstRollout,
+			unresolved: []string{"MEMCACHED_MAX_SIZE"},
+		},
+		{
+			// The value it has is the cluster's: Overlay cannot tell.
+			name:  "a proxy variable from a Secret overrides the cluster's others",
+			vars:  []corev1.EnvVar{{Name: "HTTPS_PROXY", ValueFrom: fromSecret}},
+			want:  with(nil, "HTTP_PROXY", "NO_PROXY"),
+			unset: []string{"HTTP_PROXY", "NO_PROXY"},
+		},
+		{
+			name: "from a Secret, in the environment: left alone",
+			vars: []corev1.EnvVar{{Name: "WATCH_NAMESPACE", ValueFrom: fromSecret}},
+			want: firstRollout,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			env := mapEnv(maps.Clone(firstRollout))
+			set, unset, unresolved, err := subscriptionconfig.Overlay(tc.vars, env)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(map[string]string(env)).To(Equal(tc.want))
+			g.Expect(set).To(Equal(tc.set), "set")
+			g.Expect(unset).To(Equal(tc.unset), "unset")
+			g.Expect(unresolved).To(Equal(tc.unresolved), "unresolved")
+		})
+	}
+}
+
+// Apply against a real API server with OLM's Subscription CRD: which
+// Subscription configures which CSV.
+func TestApply(t *testing.T) {
+	binDir := repo.ControlPlaneDir()
+	if _, err := os.Stat(filepath.Join(binDir, "kube-apiserver")); err != nil {
+		t.Fatalf("no kube-apiserver in %s (run make control-plane): %v", binDir, err)
+	}
+	g := NewWithT(t)
+	testEnv := &envtest.Environment{
+		BinaryAssetsDirectory: binDir,
+		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{crds.Subscription()},
+	}
+	cfg, err := testEnv.Start()
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = testEnv.Stop() })
+	scheme := runtime.NewScheme()
+	g.Expect(operatorsv1alpha1.AddToScheme(scheme)).To(Succeed())
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx := context.Background()
+
+	const ns = "default"
+	subscribe := func(name string, status operatorsv1alpha1.SubscriptionStatus, config *operatorsv1alpha1.SubscriptionConfig) {
+		s := &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				CatalogSource: "catalog", CatalogSourceNamespace: ns, Package: name, Channel: "alpha", Config: config,
+			},
+		}
+		g.Expect(c.Create(ctx, s)).To(Succeed())
+		status.LastUpdated = metav1.Now()
+		s.Status = status
+		g.Expect(c.Status().Update(ctx, s)).To(Succeed())
+	}
+	// Mid-upgrade: v0.1.1 is being installed, v0.1.0 still is installed.
+	subscribe("memcached-operator", operatorsv1alpha1.SubscriptionStatus{
+		CurrentCSV: "memcached-operator.v0.1.1", InstalledCSV: "memcached-operator.v0.1.0",
+	}, &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
+		{Name: "RELATED_IMAGE_MEMCACHED", Value: subImage}, {Name: "HTTP_PROXY", ValueFrom: fromSecret},
+	}})
+	// Another package in the same namespace; its configuration is never
+	// this operator's.
+	subscribe("other", operatorsv1alpha1.SubscriptionStatus{InstalledCSV: "other.v1.0.0"},
+		&operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: "other"}}})
+	subscribe("unconfigured", operatorsv1alpha1.SubscriptionStatus{InstalledCSV: "unconfigured.v1.0.0"}, nil)
+
+	for _, tc := range []struct {
+		csv  string
+		want subscriptionconfig.Result
+		env  map[string]string
+	}{
+		{csv: "memcached-operator.v0.1.1", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionconfig.Result{
+			Subscription: "memcached-operator", Set: []string{"RELATED_IMAGE_MEMCACHED"}, Unresolved: []string{"HTTP_PROXY"},
+		}},
+		{csv: "memcached-operator.v0.1.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionconfig.Result{
+			Subscription: "memcached-operator", Set: []string{"RELATED_IMAGE_MEMCACHED"}, Unresolved: []string{"HTTP_PROXY"},
+		}},
+		{csv: "unconfigured.v1.0.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": csvImage}, want: subscriptionconfig.Result{Subscription: "unconfigured"}},
+		{csv: "hand-made.v1.0.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": csvImage}},
+	} {
+		env := mapEnv{"RELATED_IMAGE_MEMCACHED": csvImage}
+		r, err := subscriptionconfig.Apply(ctx, subscriptionconfig.Options{Reader: c, Namespace: ns, CSV: tc.csv, Env: env})
+		g.Expect(err).NotTo(HaveOccurred(), tc.csv)
+		g.Expect(r).To(Equal(tc.want), tc.csv)
+		g.Expect(map[string]string(env)).To(Equal(tc.env), tc.csv)
+	}
+
+	_, err = subscriptionconfig.Apply(ctx, subscriptionconfig.Options{Reader: c, Namespace: "no-such-namespace", CSV: "x", Env: mapEnv{}})
+	g.Expect(err).NotTo(HaveOccurred(), "an empty namespace has no Subscription for the CSV")
+}
