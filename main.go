@@ -41,6 +41,7 @@ import (
 type options struct {
 	metricsAddr   string
 	probeAddr     string
+	pprofAddr     string
 	secureMetrics bool
 	enableHTTP2   bool
 	leaderElect   bool
@@ -97,6 +98,9 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
 		"Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address the health probe endpoint binds to.")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "",
+		"Address Go's profiler (/debug/pprof) binds to, e.g. 127.0.0.1:6060; empty disables it. It has no authentication: "+
+			"for benchmarks and debugging only.")
 	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS with authentication and authorization; false serves plain HTTP.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
@@ -295,6 +299,7 @@ func run(o options) error {
 			Host: webhookHost(o.webhookCertMode), Port: o.webhookPort, TLSOpts: tlsOpts(webhookCerts),
 		})},
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "memcached-operator.cache.example.com",
 		LeaderElectionNamespace: o.leaderElectionNamespace,

@@ -32,7 +32,12 @@ In this order, on one Memcached set in namespace "bench":
   - converge: create -n Memcached objects of -size (3) at once and wait until
     every one is Available at that size; time, operator CPU seconds and peak
     RSS, and the operator's API requests from the first create until it is
-    idle again, with the writes per object.
+    idle again, with the writes per object. Go's profiles of the operator
+    (its --pprof-bind-address on loopback) cover the same window: CPU in
+    5-second slices, merged, and the heap once it settled; their top
+    entries go into the results (profile.go), the files into the work
+    directory as cpu.pprof and heap.pprof. Profiling at 100 Hz costs the
+    operator a few percent of CPU, which the window's CPU seconds include.
   - idle: the operator's writes over -idle (5m) in which nothing changes.
   - resize: set every object's size to -resize-to (5) at once; time to
     converge, writes per object.
@@ -63,7 +68,7 @@ request tells the bench when the log has caught up. The idle window
 also reports rest_client_requests_total by method as a cross-check.
 
 The work directory (a temporary one unless -workdir) keeps the cluster's
-logs, operator.log and audit.log; it is removed after a successful run unless
+logs, operator.log, audit.log and the profiles; it is removed after a successful run unless
 -keep.
 */
 package main

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -14,6 +16,8 @@ type operator struct {
 	*operatorproc.Operator
 	// startedAt is just before the process started.
 	startedAt time.Time
+	// pprofAddr is its profiler's host:port.
+	pprofAddr string
 }
 
 // startOperator starts the operator built for the bench, as a user of its
@@ -24,6 +28,11 @@ func (b *bench) startOperator(ctx context.Context, webhooks bool, watchNamespace
 	if webhooks {
 		mode = operatorproc.WebhooksLocal
 	}
+	ports, err := localcluster.FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	pprofAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
 	startedAt := time.Now()
 	op, err := operatorproc.Start(ctx, operatorproc.Options{
 		Binary:         b.bin,
@@ -34,12 +43,12 @@ func (b *bench) startOperator(ctx context.Context, webhooks bool, watchNamespace
 		WatchNamespace: watchNamespace,
 		// A single replica needs no lease, and lease renewals would only
 		// blur the idle write count: LeaderElectionNamespace stays empty.
-		ExtraArgs: b.o.operatorArgs,
+		ExtraArgs: append([]string{"--pprof-bind-address=" + pprofAddr}, b.o.operatorArgs...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the operator: %w", err)
 	}
-	return &operator{Operator: op, startedAt: startedAt}, nil
+	return &operator{Operator: op, startedAt: startedAt, pprofAddr: pprofAddr}, nil
 }
 
 // stop sends SIGTERM and gives the operator 30 seconds to exit (it deletes

@@ -119,7 +119,64 @@ func report(r *results) string {
 		}
 		p("| %s | %s | %s | %s |\n", t.Name, t.Target, t.Value, met)
 	}
+	if x := s.Converge; x != nil && x.Profile != nil {
+		b.WriteString(profileTables(x.Profile))
+	}
 	return b.String()
+}
+
+// profileTables are the top entries of the converge's profiles.
+func profileTables(x *profileResult) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	table := func(title string, entries []profileEntry, total float64, unit func(float64) string) {
+		p("\n%s\n\n| function | flat | flat %% | cum | cum %% |\n|---|---|---|---|---|\n", title)
+		for _, e := range entries {
+			p("| `%s` | %s | %.1f | %s | %.1f |\n", shortFunction(e.Function), unit(e.Flat), 100*e.Flat/total, unit(e.Cum), 100*e.Cum/total)
+		}
+	}
+	seconds := func(v float64) string { return fmt.Sprintf("%.2f s", v) }
+	mebibytes := func(v float64) string { return fmt.Sprintf("%.1f MiB", mib(int64(v))) }
+	p("\n### Where the operator's time and memory go in the converge\n\n")
+	p("Go's profiles of the operator (`--pprof-bind-address`): CPU over the converge, %.1f s sampled; the heap after a GC once it settled, %.1f MiB in use; %.0f MiB allocated since it started. The files are `cpu.pprof` and `heap.pprof` in the bench's work directory, which `-keep` keeps (`go tool pprof`).\n",
+		x.CPUSeconds, mib(x.InuseBytes), mib(x.AllocBytes))
+	table("CPU, by time in the function itself:", x.CPU, x.CPUSeconds, seconds)
+	table("CPU, by time in the function and what it calls (without the goroutines' roots):", x.CPUByCum, x.CPUSeconds, seconds)
+	table("Heap in use after the converge:", x.Inuse, float64(x.InuseBytes), mebibytes)
+	table("Allocated since the operator started:", x.Alloc, float64(x.AllocBytes), mebibytes)
+	return b.String()
+}
+
+// shortFunction drops a Go symbol's import path up to its last element and
+// the type arguments of a generic receiver, which name whole structs:
+// sigs.k8s.io/structured-merge-diff/v6/fieldpath.(*Set).Insert becomes
+// fieldpath.(*Set).Insert, and
+// .../internal/controller.(*Controller[go.shape.struct { ... }]).Start
+// becomes controller.(*Controller[...]).Start.
+func shortFunction(name string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range name {
+		switch {
+		case r == '[':
+			if depth == 0 {
+				b.WriteString("[...")
+			}
+			depth++
+		case r == ']':
+			depth--
+			if depth == 0 {
+				b.WriteRune(r)
+			}
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	name = b.String()
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 // convergeFigures describes a converge or resize.

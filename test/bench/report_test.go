@@ -54,3 +54,17 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+func TestShortFunction(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"sigs.k8s.io/structured-merge-diff/v6/fieldpath.(*Set).Insert", "fieldpath.(*Set).Insert"},
+		{"sigs.k8s.io/controller-runtime/pkg/internal/controller.(*Controller[go.shape.struct { k8s.io/apimachinery/pkg/types.NamespacedName }]).Start.func1.1",
+			"controller.(*Controller[...]).Start.func1.1"},
+		{"k8s.io/apimachinery/pkg/util/sets.Set[go.shape.string].Insert", "sets.Set[...].Insert"},
+		{"runtime.mallocgc", "runtime.mallocgc"},
+	} {
+		if got := shortFunction(tc.in); got != tc.want {
+			t.Errorf("shortFunction(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -77,6 +77,8 @@ type convergeResult struct {
 	WritesPerObjectWithoutEvents float64 `json:"writesPerObjectWithoutEvents"`
 	// OwnedObjects is what each Memcached owns: Deployment, Service, PDB.
 	OwnedObjects int `json:"ownedObjects,omitempty"`
+	// Profile is where the operator's CPU and memory went (converge only).
+	Profile *profileResult `json:"profile,omitempty"`
 	// ClientRequestsByMethod is the operator's rest_client_requests_total
 	// over the window (to when the bench read it, just after settling), a
 	// cross-check of the audit log's count.

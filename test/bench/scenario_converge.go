@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,18 +30,36 @@ func setName(i int) string { return fmt.Sprintf("mc-%05d", i) }
 // Available, measuring the operator from the first create until it is idle.
 func (b *bench) converge(ctx context.Context) error {
 	n := b.o.n
+	cpu := startCPUProfile(ctx, b.op.pprofAddr)
 	r, err := b.storm(ctx, b.o.size, func(ctx context.Context, name string) error {
 		return b.e.client.Create(ctx, gen.Memcached(setNamespace, name, gen.WithSize(b.o.size)))
 	})
+	cpuProfile, cpuErr := cpu.stop()
 	if err != nil {
 		return err
 	}
 	r.OwnedObjects = ownedObjects
+	if r.Profile, err = b.profiles(ctx, cpuProfile, cpuErr); err != nil {
+		return fmt.Errorf("profiling the operator: %w", err)
+	}
 	b.res.Scenarios.Converge = r
 	b.table.row(scenarioConverge, n, r.ConvergeSeconds, r.OperatorCPUSeconds, r.OperatorPeakRSSBytes, r.Writes.total(),
 		fmt.Sprintf("writes/CR %.2f (%.2f without events; target <= %d); per CR p50 %.1fs p99 %.1fs",
 			r.WritesPerObject, r.WritesPerObjectWithoutEvents, ownedObjects+2, r.PerObject.P50, r.PerObject.P99))
 	return nil
+}
+
+// profiles sums up the CPU profile of the converge (which runs a slice
+// past the settled operator) and the heap right after it.
+func (b *bench) profiles(ctx context.Context, cpu *profile.Profile, cpuErr error) (*profileResult, error) {
+	if cpuErr != nil {
+		return nil, cpuErr
+	}
+	heap, err := heapProfile(ctx, b.op.pprofAddr)
+	if err != nil {
+		return nil, err
+	}
+	return summarize(cpu, heap, b.dir)
 }
 
 // resize sets every object's size to resizeTo at once and waits until every

@@ -13,6 +13,11 @@ const (
 	extraWritesPerObject = 2
 	// rssRatioTarget bounds RSS with the unrelated pods over RSS without.
 	rssRatioTarget = 1.1
+	// cpuPerObjectTarget and peakRSSTarget are the Operator SDK's Go
+	// sample's figures for the same converge on this kind of machine
+	// (5.1-6.8 ms of CPU per Memcached, so 1.5x is 10 ms; 71-72 MiB).
+	cpuPerObjectTarget = 0.010
+	peakRSSTarget      = 72 << 20
 )
 
 // evaluateTargets checks the targets against what ran. A scenario
@@ -28,6 +33,16 @@ func evaluateTargets(r *results) []target {
 			Value:   fmt.Sprintf("%.2f (%.2f without events)", c.WritesPerObject, c.WritesPerObjectWithoutEvents),
 			Met:     c.WritesPerObject <= limit,
 			Counted: true,
+		}, target{
+			Name:   "operator CPU per Memcached while creating",
+			Target: fmt.Sprintf("<= %.0f ms (1.5x the SDK sample's)", cpuPerObjectTarget*1e3),
+			Value:  fmt.Sprintf("%.1f ms", 1e3*c.OperatorCPUSeconds/float64(c.Objects)),
+			Met:    c.OperatorCPUSeconds/float64(c.Objects) <= cpuPerObjectTarget,
+		}, target{
+			Name:   "operator peak RSS while creating",
+			Target: fmt.Sprintf("<= %d MiB (the SDK sample's)", peakRSSTarget>>20),
+			Value:  fmt.Sprintf("%.0f MiB", mib(c.OperatorPeakRSSBytes)),
+			Met:    c.OperatorPeakRSSBytes <= peakRSSTarget,
 		})
 	}
 	if i := s.Idle; i != nil {
