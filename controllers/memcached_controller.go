@@ -55,6 +55,7 @@ type MemcachedReconciler struct {
 	opts     Options
 	pacer    *statusPacer
 	clock    clock.Clock
+	owned    *ownedFields
 }
 
 // NewMemcachedReconciler returns a reconciler that reads through mgr's
@@ -63,7 +64,8 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 	opts = opts.withDefaults()
 	return &MemcachedReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(FieldOwner), opts: opts,
-		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{}}
+		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{},
+		owned: newOwnedFields()}
 }
 
 // The operator writes with server-side apply (patch; create when the object
@@ -117,6 +119,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		// Deleted: the garbage collector removes the owned objects.
 		if apierrors.IsNotFound(err) {
 			r.pacer.forget(req.NamespacedName)
+			r.owned.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -279,20 +282,20 @@ func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.M
 	want := desiredDeployment(mc, r.opts)
 	w := write{kind: "Deployment", want: want, annotations: want.Annotations, live: live,
 		extract: func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }}
+	owned, err := r.ownedOf(mc, w)
+	if err != nil {
+		return err
+	}
 	pruned := false
-	if live.UID != "" {
-		owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
-		if err != nil {
-			return fmt.Errorf("reading owned fields of Deployment: %w", err)
-		}
-		if patch := prunePatch(live, owned, want); patch != nil {
+	if owned != nil {
+		if patch := prunePatch(live, owned.(*appsv1ac.DeploymentApplyConfiguration), want); patch != nil {
 			if err := r.client.Patch(ctx, live, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
 				return fmt.Errorf("removing stale entries from Deployment: %w", err)
 			}
 			pruned = true
 		}
 	}
-	wrote, err := r.apply(ctx, mc, w)
+	wrote, err := r.applyOver(ctx, mc, w, owned)
 	if pruned && !wrote {
 		// The removal was the whole change.
 		r.reportWrite(ctx, mc, w)
@@ -326,18 +329,45 @@ type write struct {
 	extract func() (any, error)
 }
 
-// apply applies w.want unless w.live exists and the fields the operator owns
-// in it already equal w.want. Fields another manager took over by a hand
-// edit are missing from the extract, so they differ and the forced apply
-// takes them back. Each write is logged, and a resize or a repair recorded
-// as an event. It reports whether it wrote.
+// ownedOf returns the fields the operator owns in w.live, as an apply
+// configuration of w.want's type, or nil when there is no w.live. When they
+// were found equal to w.want before and have not changed since, it returns
+// w.want itself without extracting them again (see ownedFields).
+func (r *MemcachedReconciler) ownedOf(mc *cachev1.Memcached, w write) (any, error) {
+	if w.live.GetUID() == "" {
+		return nil, nil
+	}
+	if r.owned.unchanged(client.ObjectKeyFromObject(mc), w.kind, w.live, w.annotations[desiredHashAnnotation]) {
+		return w.want, nil
+	}
+	owned, err := w.extract()
+	if err != nil {
+		return nil, fmt.Errorf("reading owned fields of %s: %w", w.kind, err)
+	}
+	return owned, nil
+}
+
+// apply is applyOver with what the operator owns of w.live.
 func (r *MemcachedReconciler) apply(ctx context.Context, mc *cachev1.Memcached, w write) (bool, error) {
-	if w.live.GetUID() != "" {
-		current, err := w.extract()
-		if err != nil {
-			return false, fmt.Errorf("reading owned fields of %s: %w", w.kind, err)
+	owned, err := r.ownedOf(mc, w)
+	if err != nil {
+		return false, err
+	}
+	return r.applyOver(ctx, mc, w, owned)
+}
+
+// applyOver applies w.want unless w.live exists and owned, the fields the
+// operator owns in it (ownedOf), already equal w.want. Fields another manager
+// took over by a hand edit are missing from owned, so they differ and the
+// forced apply takes them back. Each write is logged, and a resize or a
+// repair recorded as an event. It reports whether it wrote.
+func (r *MemcachedReconciler) applyOver(ctx context.Context, mc *cachev1.Memcached, w write, owned any) (bool, error) {
+	if owned != nil {
+		if owned == any(w.want) {
+			return false, nil
 		}
-		if equality.Semantic.DeepEqual(current, w.want) {
+		if equality.Semantic.DeepEqual(owned, w.want) {
+			r.owned.remember(client.ObjectKeyFromObject(mc), w.kind, w.live, w.annotations[desiredHashAnnotation])
 			return false, nil
 		}
 	}
