@@ -64,10 +64,12 @@ type convergeResult struct {
 	SettledSeconds  float64 `json:"settledSeconds"`
 	// PerObject is each object's time from its request to Available.
 	PerObject quantiles `json:"perObjectSeconds"`
-	// Operator CPU over the window; RSS when it settled (peak since start).
+	// Operator CPU over the window; RSS when it settled (peak since start),
+	// and how much of it mapped files then.
 	OperatorCPUSeconds   float64 `json:"operatorCPUSeconds"`
 	OperatorRSSBytes     int64   `json:"operatorRSSBytes"`
 	OperatorPeakRSSBytes int64   `json:"operatorPeakRSSBytes"`
+	OperatorFileRSSBytes int64   `json:"operatorFileRSSBytes,omitempty"`
 	// Requests are every request the operator made in the window, Writes
 	// the writes among them.
 	Requests        requestCounts `json:"requests"`

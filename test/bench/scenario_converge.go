@@ -141,6 +141,7 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		OperatorCPUSeconds:           u1.CPUSeconds - u0.CPUSeconds,
 		OperatorRSSBytes:             u1.RSSBytes,
 		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
+		OperatorFileRSSBytes:         u1.FileRSSBytes,
 		Requests:                     reqs,
 		Writes:                       writes,
 		WritesPerObject:              float64(writes.total()) / float64(n),

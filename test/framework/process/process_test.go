@@ -118,6 +118,10 @@ func TestReadUsageOfThisProcess(t *testing.T) {
 	if u.CPUSeconds <= 0 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("usage %+v: want CPU > 0 and 0 < RSS <= peak RSS", u)
 	}
+	// The test binary's own pages are mapped from its file.
+	if u.FileRSSBytes <= 0 || u.FileRSSBytes >= u.RSSBytes {
+		t.Errorf("usage %+v: want 0 < file-backed RSS < RSS", u)
+	}
 }
 
 // ignores reports whether process pid ignores sig, from the SigIgn mask in

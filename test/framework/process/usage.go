@@ -22,6 +22,10 @@ type Usage struct {
 	// RSSBytes is the resident set now (VmRSS); PeakRSSBytes the largest
 	// it has been (VmHWM).
 	RSSBytes, PeakRSSBytes int64
+	// FileRSSBytes is the part of RSSBytes that maps files (RssFile),
+	// mostly the binary's own pages: the kernel can drop and reread them,
+	// so they are not memory the process asked for.
+	FileRSSBytes int64
 }
 
 // Usage reads the operator's CPU time and memory, measured from outside as
@@ -64,6 +68,8 @@ func ReadUsage(pid int) (Usage, error) {
 			dst = &u.RSSBytes
 		case "VmHWM":
 			dst = &u.PeakRSSBytes
+		case "RssFile":
+			dst = &u.FileRSSBytes
 		default:
 			continue
 		}
