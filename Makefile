@@ -129,7 +129,7 @@ fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always r
 	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: bench
-bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (~14 min); writes docs/bench and docs/benchmarks.md's results.
+bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (15 to 20 min); writes docs/bench and docs/benchmarks.md's results.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-smoke
