@@ -9,7 +9,9 @@
 // it applies an object with server-side apply only when the fields it owns
 // differ from the desired ones, so a resync where nothing changed makes no
 // API write, and fields that others own (API defaults, a rollout-restart
-// annotation, a hand-added label) are left alone.
+// annotation, a hand-added label) are left alone. Reading the owned fields
+// back is the costly part of that comparison; owned_fields.go remembers one
+// that found them equal until the operator's managed-fields entry changes.
 //
 // The manager's caches hold only objects that carry the operator's
 // managed-by label; see [CacheOptions].
