@@ -254,14 +254,14 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 		return liveOrNil(d), err
 	}
 	wantSvc := desiredService(mc)
-	if _, err := r.apply(ctx, mc, write{kind: "Service", want: wantSvc, annotations: wantSvc.Annotations, live: svc,
+	if err := r.apply(ctx, mc, write{kind: "Service", want: wantSvc, annotations: wantSvc.Annotations, live: svc,
 		extract: func() (any, error) { return corev1ac.ExtractService(svc, FieldOwner) }}); err != nil {
 		return liveOrNil(d), err
 	}
 	if wantPDB == nil {
 		return liveOrNil(d), r.deletePDB(ctx, pdb)
 	}
-	_, err := r.apply(ctx, mc, write{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
+	err := r.apply(ctx, mc, write{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
 		extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
 	return liveOrNil(d), err
 }
@@ -348,12 +348,13 @@ func (r *MemcachedReconciler) ownedOf(mc *cachev1.Memcached, w write) (any, erro
 }
 
 // apply is applyOver with what the operator owns of w.live.
-func (r *MemcachedReconciler) apply(ctx context.Context, mc *cachev1.Memcached, w write) (bool, error) {
+func (r *MemcachedReconciler) apply(ctx context.Context, mc *cachev1.Memcached, w write) error {
 	owned, err := r.ownedOf(mc, w)
 	if err != nil {
-		return false, err
+		return err
 	}
-	return r.applyOver(ctx, mc, w, owned)
+	_, err = r.applyOver(ctx, mc, w, owned)
+	return err
 }
 
 // applyOver applies w.want unless w.live exists and owned, the fields the

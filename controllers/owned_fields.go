@@ -91,7 +91,7 @@ func appliedEntry(obj client.Object) ([sha256.Size]byte, bool) {
 		h := sha256.New()
 		h.Write([]byte(e.APIVersion))
 		h.Write([]byte{0})
-		h.Write(e.FieldsV1.Raw)
+		h.Write(e.FieldsV1.GetRawBytes())
 		var sum [sha256.Size]byte
 		h.Sum(sum[:0])
 		return sum, true

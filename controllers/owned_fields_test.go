@@ -12,7 +12,7 @@ func TestOwnedFields(t *testing.T) {
 	mc := types.NamespacedName{Namespace: "ns", Name: "cache"}
 	entry := func(manager string, op metav1.ManagedFieldsOperationType, subresource, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, Subresource: subresource, APIVersion: "apps/v1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	deployment := func(uid types.UID, entries ...metav1.ManagedFieldsEntry) *appsv1.Deployment {
 		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: "ns", UID: uid, ManagedFields: entries}}
