@@ -123,7 +123,7 @@ func memcachedGroupKind() schema.GroupKind {
 	return cachev1.GroupVersion.WithKind("Memcached").GroupKind()
 }
 
-// memcachedDefaulter fills in what a Memcached leaves out (see defaultSpec)
+// memcachedDefaulter fills in what a Memcached leaves out (see DefaultSpec)
 // on create and update.
 type memcachedDefaulter struct {
 	policy SizePolicy
@@ -138,7 +138,7 @@ func (d memcachedDefaulter) Default(ctx context.Context, mc *cachev1.Memcached) 
 		return err
 	}
 	d.policy.DefaultMemcached(mc)
-	defaultSpec(&mc.Spec, old)
+	DefaultSpec(&mc.Spec, old)
 	return d.policy.refuseBelowOne(mc.Name, *mc.Spec.Size)
 }
 

@@ -11,15 +11,17 @@ import (
 // which hold without the webhook too; the webhook adds what depends on other
 // fields, so that the stored object shows what runs.
 
-// defaultSpec fills in spec's resources and placement. old is the stored
-// spec on update, nil on create.
+// DefaultSpec fills in spec's resources and placement: what the defaulting
+// webhook adds, exported so that tools without a webhook (the benchmark's
+// floor) build the objects of the spec the API server would store. old is
+// the stored spec on update, nil on create.
 //
 // Resources derived from the memory follow it: when the stored resources
 // are the ones derived from the stored spec and the update leaves them as
 // they were, they are derived again from the new spec. Otherwise raising
 // spec.memory in a manifest that never mentioned resources would be refused
 // for a memory limit the user never set.
-func defaultSpec(spec, old *cachev1.MemcachedSpec) {
+func DefaultSpec(spec, old *cachev1.MemcachedSpec) {
 	if spec.Resources == nil || (old != nil && hasDerivedResources(old) &&
 		equality.Semantic.DeepEqual(spec.Resources, old.Resources)) {
 		r := operand.Resources(operand.FromSpec(spec))
