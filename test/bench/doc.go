@@ -9,7 +9,7 @@ complete. The targets (targets.go) get a verdict computed here; a smoke run
 also fails on a missed counted target (writes, idle reconciles), which the
 machine's load cannot explain.
 
-	go run ./test/bench -n 1000                 # the published figures (~14 min)
+	go run ./test/bench -n 1000                 # the published figures (~18 min)
 	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
 	go run ./test/bench -render                 # docs/benchmarks.md from docs/bench/results.json
@@ -29,18 +29,28 @@ election; -operator-args adds flags.
 
 In this order, on one Memcached set in namespace "bench":
 
-  - converge: create -n Memcached objects of -size (3) at once and wait until
-    every one is Available at that size; time, operator CPU seconds and peak
-    RSS, and the operator's API requests from the first create until it is
-    idle again, with the writes per object. Go's profiles of the operator
+  - floor: before anything else, on a cluster of its own with as many fake
+    nodes, and no operator: apply the Deployment, Service and PDB the
+    operator would make for each of the -n Memcached
+    (controllers.DesiredObjects, of the spec the API server and the
+    defaulting webhook would store, without owner references) and wait
+    until every Deployment is Available: what the cluster itself spends,
+    in time and kube-apiserver CPU, on what the operator asks of it. The
+    converge's time and kube-apiserver CPU are reported as ratios to it.
+  - converge: create -n Memcached objects of -size (3) at once, through the
+    operator's webhooks (served as in make run), and wait until every one
+    is Available at that size; time, operator and kube-apiserver CPU
+    seconds, peak RSS, kube-apiserver's histogram of the webhook calls, and
+    the operator's API requests from the first create until it is idle
+    again, with the writes per object. Go's profiles of the operator
     (its --pprof-bind-address on loopback) cover the same window: CPU in
     5-second slices, merged, and the heap once it settled; their top
     entries go into the results (profile.go), the files into the work
     directory as cpu.pprof and heap.pprof. Profiling at 100 Hz costs the
     operator a few percent of CPU, which the window's CPU seconds include.
   - idle: the operator's writes over -idle (5m) in which nothing changes.
-  - resize: set every object's size to -resize-to (5) at once; time to
-    converge, writes per object.
+  - resize: set every object's size to -resize-to (5) at once, through the
+    webhooks; time to converge, writes per object.
   - rss: restart the operator, let it reconcile the set and settle, sample
     its RSS for -rss-window; add -pods (10,000) pods that are not the
     operator's (Deployments of pause pods); restart and measure again. The

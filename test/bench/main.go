@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,11 +113,16 @@ func run(ctx context.Context, o options) (err error) {
 			fmt.Printf("bench: removed %s (-keep keeps it)\n", dir)
 		}
 	}()
-	if err := b.setUp(ctx); err != nil {
+	b.table = newTable(os.Stdout)
+	built := b.build(ctx)
+	var failed []string
+	if o.wants(scenarioFloor) {
+		failed = b.runStep(ctx, failed, scenarioFloor, func(ctx context.Context) error { return b.floor(ctx, built) })
+	}
+	if err := b.setUp(ctx, built); err != nil {
 		return err
 	}
-	b.table = newTable(os.Stdout)
-	failed := b.runScenarios(ctx)
+	failed = append(failed, b.runScenarios(ctx)...)
 
 	b.res.DurationSeconds = time.Since(start).Seconds()
 	b.res.Machine.LoadAvgAfter = loadAverage()
@@ -145,19 +151,26 @@ func run(ctx context.Context, o options) (err error) {
 	return nil
 }
 
-// setUp builds the operator while the cluster starts, then starts the
-// operator and the tracker if the Memcached set is needed.
-func (b *bench) setUp(ctx context.Context) error {
+// build starts building the operator and returns a function that waits for
+// the build's end.
+func (b *bench) build(ctx context.Context) func() error {
 	built := make(chan error, 1)
 	go func() {
 		var err error
 		b.bin, err = operatorproc.Build(ctx, filepath.Join(b.dir, "manager"))
 		built <- err
 	}()
+	return sync.OnceValue(func() error { return <-built })
+}
+
+// setUp starts the cluster while the operator builds, then starts the
+// operator, serving its webhooks as a cluster's would, and the tracker if
+// the Memcached set is needed.
+func (b *bench) setUp(ctx context.Context, built func() error) error {
 	start := time.Now()
 	var err error
 	b.e, err = startEnv(ctx, b.o, b.dir)
-	if buildErr := <-built; buildErr != nil {
+	if buildErr := built(); buildErr != nil {
 		return errors.Join(buildErr, err)
 	}
 	if err != nil {
@@ -171,14 +184,16 @@ func (b *bench) setUp(ctx context.Context) error {
 	if !b.o.wants(scenarioConverge) {
 		return nil
 	}
-	if b.track, err = startTracker(ctx, b.e, setNamespace); err != nil {
+	if b.track, err = startTracker(ctx, b.e, setNamespace, memcacheds()); err != nil {
 		return err
 	}
-	b.op, err = b.startOperator(ctx, false, "")
-	return err
+	if b.op, err = b.startOperator(ctx, true, ""); err != nil {
+		return err
+	}
+	return b.waitForWebhooks(ctx)
 }
 
-// runScenarios runs every wanted scenario in order, records failures, and
+// runScenarios runs every wanted scenario after the floor in order and
 // returns the names of those that failed.
 func (b *bench) runScenarios(ctx context.Context) []string {
 	steps := []struct {
@@ -196,25 +211,35 @@ func (b *bench) runScenarios(ctx context.Context) []string {
 		if !b.o.wants(s.name) {
 			continue
 		}
-		progress("running %s", s.name)
-		err := ctx.Err()
-		if err == nil && s.name != scenarioConverge && s.name != scenarioWebhook && b.res.Scenarios.Converge == nil {
-			err = errors.New("needs the converged Memcached set, and converge failed")
-		}
-		if err == nil {
-			err = s.run(ctx)
-		}
-		if err != nil {
-			failed = append(failed, s.name)
-			if b.res.Scenarios.Errors == nil {
-				b.res.Scenarios.Errors = map[string]string{}
+		run := s.run
+		if s.name != scenarioConverge && s.name != scenarioWebhook && b.res.Scenarios.Converge == nil {
+			run = func(context.Context) error {
+				return errors.New("needs the converged Memcached set, and converge failed")
 			}
-			b.res.Scenarios.Errors[s.name] = err.Error()
-			b.table.failed(s.name, err)
-			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", s.name, err)
 		}
+		failed = b.runStep(ctx, failed, s.name, run)
 	}
 	return failed
+}
+
+// runStep runs scenario name and records how it failed, if it did, in the
+// results, the table and failed, which it returns.
+func (b *bench) runStep(ctx context.Context, failed []string, name string, run func(context.Context) error) []string {
+	progress("running %s", name)
+	err := ctx.Err()
+	if err == nil {
+		err = run(ctx)
+	}
+	if err == nil {
+		return failed
+	}
+	if b.res.Scenarios.Errors == nil {
+		b.res.Scenarios.Errors = map[string]string{}
+	}
+	b.res.Scenarios.Errors[name] = err.Error()
+	b.table.failed(name, err)
+	fmt.Fprintf(os.Stderr, "bench: %s: %v\n", name, err)
+	return append(failed, name)
 }
 
 // shutdown stops the operator and the cluster.

@@ -12,10 +12,11 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// Scenario names, in the order they run. Later scenarios reuse the Memcached
-// set that converge creates, so asking for idle, resize or rss runs converge
-// first.
+// Scenario names, in the order they run. The floor runs first, on a cluster
+// of its own. Later scenarios reuse the Memcached set that converge creates,
+// so asking for idle, resize or rss runs converge first.
 const (
+	scenarioFloor    = "floor"
 	scenarioConverge = "converge"
 	scenarioIdle     = "idle"
 	scenarioResize   = "resize"
@@ -24,7 +25,7 @@ const (
 )
 
 func allScenarios() []string {
-	return []string{scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
+	return []string{scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
 // options are the bench's flags, defaulted and validated in one place.
@@ -200,11 +201,12 @@ func (o options) wants(s string) bool {
 }
 
 // maxPods is the most pods the run puts on the cluster at once: the
-// Memcached set at its larger size plus the unrelated pods. The webhook
+// Memcached set at its larger size plus the unrelated pods. The floor's
+// cluster gets as many nodes, so that the two differ only in the operator. The webhook
 // scenario's objects are never reconciled, so they have no pods.
 func (o options) maxPods() int {
 	pods := 0
-	if o.wants(scenarioConverge) {
+	if o.wants(scenarioConverge) || o.wants(scenarioFloor) {
 		pods += o.n * int(max(o.size, o.resizeTo))
 	}
 	if o.wants(scenarioRSS) {

@@ -26,11 +26,14 @@ type series struct {
 	times []float64
 }
 
-// writePlot draws the objects converged over time of the converge and resize
-// scenarios as a hand-written SVG: no plotting dependency, and the file
-// diffs as text.
+// writePlot draws the objects converged over time of the floor, converge
+// and resize scenarios as a hand-written SVG: no plotting dependency, and
+// the file diffs as text.
 func writePlot(path string, r *results) error {
 	var all []series
+	if f := r.Scenarios.Floor; f != nil {
+		all = append(all, series{"floor: the same objects, no operator (Deployments Available)", "#7f7f7f", f.ConvergedAt})
+	}
 	if c := r.Scenarios.Converge; c != nil {
 		all = append(all, series{fmt.Sprintf("converge: create %d (size %d)", c.Objects, c.ToSize), "#1f77b4", c.ConvergedAt})
 	}

@@ -78,8 +78,17 @@ func report(r *results) string {
 
 	p("| scenario | figures |\n|---|---|\n")
 	s := r.Scenarios
+	if x := s.Floor; x != nil {
+		p("| floor: the objects of %s Memcached of size %d applied with no operator, on a cluster of their own | %d objects each, applied in %.1f s; every Deployment Available after %.1f s; per Deployment p50 %.0f s, p90 %.0f s, p99 %.0f s; kube-apiserver %.1f CPU s |\n",
+			thousands(x.Objects), x.Size, x.ObjectsPerMemcached, x.RequestSeconds, x.ConvergeSeconds,
+			x.PerObject.P50, x.PerObject.P90, x.PerObject.P99, x.APIServerCPUSeconds)
+	}
 	if x := s.Converge; x != nil {
-		p("| converge: create %s Memcached of size %d | %s |\n", thousands(x.Objects), x.ToSize, convergeFigures(x))
+		hooks := ""
+		if len(x.Admission) > 0 {
+			hooks = ", through the webhooks"
+		}
+		p("| converge: create %s Memcached of size %d%s | %s |\n", thousands(x.Objects), x.ToSize, hooks, convergeFigures(x))
 	}
 	if x := s.Idle; x != nil {
 		p("| idle: %s after converging | %d writes besides leader election (%d lease writes), %.0f reconciles, %.2f operator CPU s |\n",
@@ -185,9 +194,16 @@ func convergeFigures(x *convergeResult) string {
 	for _, k := range slices.Sorted(maps.Keys(x.Writes)) {
 		writes = append(writes, fmt.Sprintf("%s %s", thousands(x.Writes[k]), k))
 	}
-	return fmt.Sprintf("requests sent in %.1f s; all Available after %.1f s; per object p50 %.0f s, p90 %.0f s, p99 %.0f s; operator %.1f CPU s, peak RSS %.0f MiB; writes: %s = %.2f per object",
+	var api, hooks string
+	if x.APIServerCPUSeconds > 0 {
+		api = fmt.Sprintf("; kube-apiserver %.1f CPU s", x.APIServerCPUSeconds)
+	}
+	for _, w := range x.Admission {
+		hooks += fmt.Sprintf("; %s: %s calls, p99 in the bucket <= %g ms", w.Name, thousands(int(w.Calls)), w.P99Bucket*1e3)
+	}
+	return fmt.Sprintf("requests sent in %.1f s; all Available after %.1f s; per object p50 %.0f s, p90 %.0f s, p99 %.0f s; operator %.1f CPU s, peak RSS %.0f MiB%s; writes: %s = %.2f per object%s",
 		x.RequestSeconds, x.ConvergeSeconds, x.PerObject.P50, x.PerObject.P90, x.PerObject.P99,
-		x.OperatorCPUSeconds, mib(x.OperatorPeakRSSBytes), strings.Join(writes, ", "), x.WritesPerObject)
+		x.OperatorCPUSeconds, mib(x.OperatorPeakRSSBytes), api, strings.Join(writes, ", "), x.WritesPerObject, hooks)
 }
 
 // duration is seconds as "13 min 35 s" or "20 s".

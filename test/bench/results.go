@@ -40,6 +40,7 @@ type runConfig struct {
 }
 
 type scenarioResults struct {
+	Floor    *floorResult    `json:"floor,omitempty"`
 	Converge *convergeResult `json:"converge,omitempty"`
 	Idle     *idleResult     `json:"idle,omitempty"`
 	Resize   *convergeResult `json:"resize,omitempty"`
@@ -70,6 +71,12 @@ type convergeResult struct {
 	OperatorRSSBytes     int64   `json:"operatorRSSBytes"`
 	OperatorPeakRSSBytes int64   `json:"operatorPeakRSSBytes"`
 	OperatorFileRSSBytes int64   `json:"operatorFileRSSBytes,omitempty"`
+	// APIServerCPUSeconds is kube-apiserver's CPU from the first request
+	// to the last object Available, the floor's window.
+	APIServerCPUSeconds float64 `json:"apiServerCPUSeconds,omitempty"`
+	// Admission is kube-apiserver's histogram of the webhook calls in the
+	// window, by webhook.
+	Admission []webhookLatency `json:"admission,omitempty"`
 	// Requests are every request the operator made in the window, Writes
 	// the writes among them.
 	Requests        requestCounts `json:"requests"`
@@ -87,6 +94,26 @@ type convergeResult struct {
 	ClientRequestsByMethod map[string]float64 `json:"clientRequestsByMethod"`
 	// ConvergedAt are the seconds from the first request at which each
 	// object converged, sorted: the plot's curve.
+	ConvergedAt []float64 `json:"convergedAtSeconds"`
+}
+
+// floorResult is the floor scenario: the converge's Deployments, Services
+// and PDBs applied with no operator, on a cluster of their own.
+type floorResult struct {
+	// Objects is the number of Memcached whose objects were applied,
+	// ObjectsPerMemcached how many each has.
+	Objects             int   `json:"objects"`
+	ObjectsPerMemcached int   `json:"objectsPerMemcached"`
+	Size                int32 `json:"size"`
+	// RequestSeconds is how long the applies took; ConvergeSeconds from
+	// the first apply to the last Deployment Available.
+	RequestSeconds  float64   `json:"requestSeconds"`
+	ConvergeSeconds float64   `json:"convergeSeconds"`
+	PerObject       quantiles `json:"perObjectSeconds"`
+	// APIServerCPUSeconds is kube-apiserver's CPU over the same window.
+	APIServerCPUSeconds float64 `json:"apiServerCPUSeconds"`
+	// ConvergedAt are the seconds from the first apply at which each
+	// Deployment became Available, sorted: the plot's second curve.
 	ConvergedAt []float64 `json:"convergedAtSeconds"`
 }
 

@@ -31,7 +31,7 @@ func setName(i int) string { return fmt.Sprintf("mc-%05d", i) }
 func (b *bench) converge(ctx context.Context) error {
 	n := b.o.n
 	cpu := startCPUProfile(ctx, b.op.pprofAddr)
-	r, err := b.storm(ctx, b.o.size, func(ctx context.Context, name string) error {
+	r, err := b.storm(ctx, b.o.size, "CREATE", func(ctx context.Context, name string) error {
 		return b.e.client.Create(ctx, gen.Memcached(setNamespace, name, gen.WithSize(b.o.size)))
 	})
 	cpuProfile, cpuErr := cpu.stop()
@@ -67,7 +67,7 @@ func (b *bench) profiles(ctx context.Context, cpu *profile.Profile, cpuErr error
 func (b *bench) resize(ctx context.Context) error {
 	n := b.o.n
 	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"size":%d}}`, b.o.resizeTo))
-	r, err := b.storm(ctx, b.o.resizeTo, func(ctx context.Context, name string) error {
+	r, err := b.storm(ctx, b.o.resizeTo, "UPDATE", func(ctx context.Context, name string) error {
 		mc := &cachev1.Memcached{}
 		mc.Namespace, mc.Name = setNamespace, name
 		return b.e.client.Patch(ctx, mc, patch)
@@ -85,10 +85,18 @@ func (b *bench) resize(ctx context.Context) error {
 
 // storm sends one request per object of the set, as fast as the bench's
 // client allows, and measures until every object converged to size and the
-// operator is idle again.
-func (b *bench) storm(ctx context.Context, size int32, request func(context.Context, string) error) (*convergeResult, error) {
+// operator is idle again. operation is the requests' admission operation.
+func (b *bench) storm(ctx context.Context, size int32, operation string, request func(context.Context, string) error) (*convergeResult, error) {
 	n := b.o.n
 	m0, err := b.op.metrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	api0, err := b.e.apiServerMetrics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	apiUsage0, err := b.e.apiServerUsage()
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +119,14 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 	if err := b.track.wait(ctx, b.o.waitTimeout); err != nil {
 		return nil, err
 	}
+	apiUsage1, err := b.e.apiServerUsage()
+	if err != nil {
+		return nil, err
+	}
+	api1, err := b.e.apiServerMetrics(ctx)
+	if err != nil {
+		return nil, err
+	}
 	times := b.track.times()
 	last := slices.MaxFunc(slices.Collect(maps.Values(times)), time.Time.Compare)
 	settled, err := b.op.settle(ctx, int(reconciles0)+n, b.o.waitTimeout)
@@ -131,6 +147,10 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		return nil, err
 	}
 	writes := reqs.writes()
+	admission, _ := admissionLatencies(api0, api1, operation)
+	if len(admission) == 0 {
+		return nil, fmt.Errorf("kube-apiserver recorded no webhook call of %s during the storm", operation)
+	}
 	return &convergeResult{
 		Objects:                      n,
 		ToSize:                       size,
@@ -142,6 +162,8 @@ func (b *bench) storm(ctx context.Context, size int32, request func(context.Cont
 		OperatorRSSBytes:             u1.RSSBytes,
 		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
 		OperatorFileRSSBytes:         u1.FileRSSBytes,
+		APIServerCPUSeconds:          apiUsage1.CPUSeconds - apiUsage0.CPUSeconds,
+		Admission:                    admission,
 		Requests:                     reqs,
 		Writes:                       writes,
 		WritesPerObject:              float64(writes.total()) / float64(n),

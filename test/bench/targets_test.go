@@ -25,3 +25,45 @@ func TestCountedTargets(t *testing.T) {
 		t.Errorf("a missed RSS ratio counted: %d missed", got)
 	}
 }
+
+func TestFloorAndBurstTargets(t *testing.T) {
+	tests := []struct {
+		name                      string
+		convergeSeconds, p99Bound float64
+		wantMet                   map[string]bool
+	}{
+		{name: "within both", convergeSeconds: 110, p99Bound: 0.005,
+			wantMet: map[string]bool{"time to converge": true, "webhook p99 during": true}},
+		{name: "slower than 1.1x the floor, p99 past 5 ms", convergeSeconds: 111, p99Bound: 0.01,
+			wantMet: map[string]bool{"time to converge": false, "webhook p99 during": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &results{}
+			r.Scenarios.Floor = &floorResult{ConvergeSeconds: 100, APIServerCPUSeconds: 50}
+			r.Scenarios.Converge = &convergeResult{Objects: 10, ConvergeSeconds: tt.convergeSeconds, APIServerCPUSeconds: 60,
+				Admission: []webhookLatency{
+					{Name: "fast", P99: 0.001, P99Bucket: 0.001},
+					{Name: "slow", P99: tt.p99Bound * 0.9, P99Bucket: tt.p99Bound},
+				}}
+			found := map[string]bool{}
+			for _, got := range evaluateTargets(r) {
+				for prefix, want := range tt.wantMet {
+					if !strings.HasPrefix(got.Name, prefix) {
+						continue
+					}
+					found[prefix] = true
+					if got.Met != want {
+						t.Errorf("%s: met = %v, want %v (%s)", got.Name, got.Met, want, got.Value)
+					}
+					if prefix == "webhook p99 during" && !strings.HasPrefix(got.Value, "slow:") {
+						t.Errorf("%s names %q, want the slow webhook", got.Name, got.Value)
+					}
+				}
+			}
+			if len(found) != len(tt.wantMet) {
+				t.Errorf("targets found %v, want %v", found, tt.wantMet)
+			}
+		})
+	}
+}

@@ -7,20 +7,24 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 )
 
-// tracker watches the Memcached set and records when each object converges
-// to the size of the current phase. It watches rather than polls, so a
-// thousand objects cost the API server one watch, and the times are those at
-// which the status change reached the bench.
+// tracker watches a set of objects and records when each converges to the
+// size of the current phase. It watches rather than polls, so a thousand
+// objects cost the API server one watch, and the times are those at which
+// the change reached the bench.
 type tracker struct {
 	cache cache.Cache
+	kind  tracked
 
 	mu sync.Mutex
 	// phase is the size being waited for; 0 when no phase is running.
@@ -30,8 +34,31 @@ type tracker struct {
 	done      chan struct{}
 }
 
-// startTracker starts an informer on the Memcached objects of namespace ns.
-func startTracker(ctx context.Context, e *env, ns string) (*tracker, error) {
+// tracked is a kind of object a tracker watches and what converged means
+// for it.
+type tracked struct {
+	name      string
+	object    client.Object
+	list      client.ObjectList
+	converged func(obj client.Object, size int32) bool
+}
+
+// memcacheds converge when their status says so: the operator's converge.
+func memcacheds() tracked {
+	return tracked{name: "Memcached objects", object: &cachev1.Memcached{}, list: &cachev1.MemcachedList{},
+		converged: func(obj client.Object, size int32) bool { return memcachedConverged(obj.(*cachev1.Memcached), size) }}
+}
+
+// deployments converge when their controller reports every pod available:
+// the floor's converge, with no operator to say so.
+func deployments() tracked {
+	return tracked{name: "Deployments", object: &appsv1.Deployment{}, list: &appsv1.DeploymentList{},
+		converged: func(obj client.Object, size int32) bool { return deploymentAvailable(obj.(*appsv1.Deployment), size) }}
+}
+
+// startTracker starts an informer on the objects of kind in namespace ns of
+// e's cluster.
+func startTracker(ctx context.Context, e *env, ns string, kind tracked) (*tracker, error) {
 	c, err := cache.New(e.cfg, cache.Options{
 		Scheme:            e.scheme,
 		DefaultNamespaces: map[string]cache.Config{ns: {}},
@@ -39,8 +66,8 @@ func startTracker(ctx context.Context, e *env, ns string) (*tracker, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tracker{cache: c}
-	inf, err := c.GetInformer(ctx, &cachev1.Memcached{})
+	t := &tracker{cache: c, kind: kind}
+	inf, err := c.GetInformer(ctx, kind.object)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +81,7 @@ func startTracker(ctx context.Context, e *env, ns string) (*tracker, error) {
 	syncCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if !c.WaitForCacheSync(syncCtx) {
-		return nil, fmt.Errorf("the Memcached informer did not sync")
+		return nil, fmt.Errorf("the %s informer did not sync", kind.name)
 	}
 	return t, nil
 }
@@ -67,14 +94,14 @@ func (t *tracker) begin(ctx context.Context, size int32, want int) error {
 	t.converged = map[string]time.Time{}
 	t.done = make(chan struct{})
 	t.mu.Unlock()
-	list := &cachev1.MemcachedList{}
+	list := t.kind.list.DeepCopyObject().(client.ObjectList)
 	if err := t.cache.List(ctx, list); err != nil {
 		return err
 	}
-	for i := range list.Items {
-		t.observe(&list.Items[i])
-	}
-	return nil
+	return meta.EachListItem(list, func(obj runtime.Object) error {
+		t.observe(obj)
+		return nil
+	})
 }
 
 // wait returns when every object of the phase has converged, or fails at
@@ -93,7 +120,7 @@ func (t *tracker) wait(ctx context.Context, timeout time.Duration) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return fmt.Errorf("%d of %d Memcached objects converged to size %d within %s", len(t.converged), t.want, t.size, timeout)
+	return fmt.Errorf("%d of %d %s converged to size %d within %s", len(t.converged), t.want, t.kind.name, t.size, timeout)
 }
 
 // times returns when each object converged, by name.
@@ -108,7 +135,7 @@ func (t *tracker) times() map[string]time.Time {
 }
 
 func (t *tracker) observe(obj any) {
-	mc, ok := obj.(*cachev1.Memcached)
+	o, ok := obj.(client.Object)
 	if !ok {
 		return
 	}
@@ -118,18 +145,19 @@ func (t *tracker) observe(obj any) {
 	if t.size == 0 || len(t.converged) >= t.want {
 		return
 	}
-	if _, seen := t.converged[mc.Name]; seen || !converged(mc, t.size) {
+	if _, seen := t.converged[o.GetName()]; seen || !t.kind.converged(o, t.size) {
 		return
 	}
-	t.converged[mc.Name] = now
+	t.converged[o.GetName()] = now
 	if len(t.converged) == t.want {
 		close(t.done)
 	}
 }
 
-// converged reports whether mc asks for size pods and its status, written
-// for its current generation, says that many are ready and it is Available.
-func converged(mc *cachev1.Memcached, size int32) bool {
+// memcachedConverged reports whether mc asks for size pods and its status,
+// written for its current generation, says that many are ready and it is
+// Available.
+func memcachedConverged(mc *cachev1.Memcached, size int32) bool {
 	if mc.Spec.Size == nil || *mc.Spec.Size != size {
 		return false
 	}
@@ -139,6 +167,15 @@ func converged(mc *cachev1.Memcached, size int32) bool {
 	}
 	c := meta.FindStatusCondition(st.Conditions, cachev1.ConditionAvailable)
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == mc.Generation
+}
+
+// deploymentAvailable reports whether d asks for size pods and its
+// controller, having seen its current generation, reports that many updated
+// and available.
+func deploymentAvailable(d *appsv1.Deployment, size int32) bool {
+	st := d.Status
+	return d.Spec.Replicas != nil && *d.Spec.Replicas == size && st.ObservedGeneration >= d.Generation &&
+		st.UpdatedReplicas == size && st.AvailableReplicas == size
 }
 
 // latencies are the seconds from each object's request (create or resize)

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// floor measures what the cluster itself spends on the Memcached set. On a
+// cluster of its own, as large as the converge's, with no operator, it
+// applies the objects the operator would make for each Memcached and waits
+// until every Deployment is Available. The converge is then held to it.
+//
+// built waits for the operator's build, which must not share the CPU with
+// the measurement.
+func (b *bench) floor(ctx context.Context, built func() error) (err error) {
+	dir := filepath.Join(b.dir, scenarioFloor)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	e, err := startEnv(ctx, b.o, dir)
+	defer func() { err = errors.Join(err, e.stop()) }()
+	if err != nil {
+		return fmt.Errorf("starting the floor's cluster: %w", err)
+	}
+	objects, err := floorObjects(ctx, e, b.o.n, b.o.size)
+	if err != nil {
+		return err
+	}
+	track, err := startTracker(ctx, e, setNamespace, deployments())
+	if err != nil {
+		return err
+	}
+	if err := built(); err != nil {
+		return err
+	}
+	if err := track.begin(ctx, b.o.size, b.o.n); err != nil {
+		return err
+	}
+	api0, err := e.apiServerUsage()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	issued, err := sendAll(ctx, b.o.n, func(ctx context.Context, name string) error {
+		for _, u := range objects[name] {
+			// The operator's own kind of request: a forced apply.
+			err := e.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+				client.FieldOwner(controllers.FieldOwner), client.ForceOwnership)
+			if err != nil {
+				return fmt.Errorf("applying %s: %w", u.GetKind(), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	requestSeconds := time.Since(t0).Seconds()
+	progress("floor: applied the objects of %d Memcached in %.1fs; waiting for every Deployment", b.o.n, requestSeconds)
+	if err := track.wait(ctx, b.o.waitTimeout); err != nil {
+		return err
+	}
+	api1, err := e.apiServerUsage()
+	if err != nil {
+		return err
+	}
+	times := track.times()
+	last := slices.MaxFunc(slices.Collect(maps.Values(times)), time.Time.Compare)
+	r := &floorResult{
+		Objects:             b.o.n,
+		ObjectsPerMemcached: len(objects[setName(0)]),
+		Size:                b.o.size,
+		RequestSeconds:      requestSeconds,
+		ConvergeSeconds:     last.Sub(t0).Seconds(),
+		PerObject:           sampleQuantiles(latencies(issued, times)),
+		APIServerCPUSeconds: api1.CPUSeconds - api0.CPUSeconds,
+		ConvergedAt:         curve(t0, times),
+	}
+	b.res.Scenarios.Floor = r
+	b.table.row(scenarioFloor, r.Objects, r.ConvergeSeconds, 0, 0, 0,
+		fmt.Sprintf("no operator: %d objects per Memcached applied in %.1fs; kube-apiserver %.1f CPU s; per Deployment p50 %.1fs p99 %.1fs",
+			r.ObjectsPerMemcached, r.RequestSeconds, r.APIServerCPUSeconds, r.PerObject.P50, r.PerObject.P99))
+	return nil
+}
+
+// floorObjects are the objects the operator makes for each Memcached of the
+// set, by name, without the owner reference: with no Memcached to own them,
+// the garbage collector would delete them.
+func floorObjects(ctx context.Context, e *env, n int, size int32) (map[string][]*unstructured.Unstructured, error) {
+	// A dry-run create returns the spec as stored, with the CRD's
+	// defaults; the defaulting webhook's are added as it would. Every
+	// Memcached of the set has this spec.
+	proto := gen.Memcached(setNamespace, setName(0), gen.WithSize(size))
+	if err := e.client.Create(ctx, proto, client.DryRunAll); err != nil {
+		return nil, fmt.Errorf("a dry-run create of the set's Memcached: %w", err)
+	}
+	webhooks.DefaultSpec(&proto.Spec, nil)
+	out := make(map[string][]*unstructured.Unstructured, n)
+	for i := range n {
+		mc := proto.DeepCopy()
+		mc.Name, mc.UID = setName(i), types.UID(fmt.Sprintf("floor-%05d", i))
+		for _, ac := range controllers.DesiredObjects(mc, controllers.Options{}) {
+			u, err := unowned(ac)
+			if err != nil {
+				return nil, err
+			}
+			out[mc.Name] = append(out[mc.Name], u)
+		}
+	}
+	return out, nil
+}
+
+// unowned is ac as an unstructured object without owner references.
+func unowned(ac runtime.ApplyConfiguration) (*unstructured.Unstructured, error) {
+	data, err := json.Marshal(ac)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	u.SetOwnerReferences(nil)
+	return u, nil
+}
+
+// apiServerUsage reads kube-apiserver's CPU and memory from /proc.
+func (e *env) apiServerUsage() (process.Usage, error) {
+	pid, ok := e.cluster.PIDs()[localcluster.APIServer]
+	if !ok {
+		return process.Usage{}, errors.New("kube-apiserver is not running")
+	}
+	return process.ReadUsage(pid)
+}
