@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,18 +10,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 )
 
 // CacheOptions restrict the manager's informers to the objects the operator
-// owns, in the namespaces it watches (all when namespaces is empty).
+// owns, in the namespaces it watches (all when namespaces is empty), and cut
+// what they hold down to what the reconciler reads.
 //
-// Deployments, Services and PDBs keep their managedFields: the reconciler
-// reads them to tell whether an apply would change anything. Pods are cut
-// down to what status needs, as a cluster can hold many.
+// Deployments, Services and PDBs keep the operator's own managed-fields
+// entry, which tells whether an apply would change anything (see
+// appliedEntry), and lose the others'. Memcached objects keep none. Pods are
+// cut down to what status needs, as a cluster can hold many.
 func CacheOptions(namespaces []string) cache.Options {
-	owned := cache.ByObject{Label: ManagedBySelector()}
+	owned := cache.ByObject{Label: ManagedBySelector(), Transform: keepOwnManagedFields}
 	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
+			&cachev1.Memcached{}:            {Transform: cache.TransformStripManagedFields()},
 			&appsv1.Deployment{}:            owned,
 			&corev1.Service{}:               owned,
 			&policyv1.PodDisruptionBudget{}: owned,
@@ -47,6 +53,22 @@ func ParseWatchNamespaces(v string) []string {
 		}
 	}
 	return out
+}
+
+// keepOwnManagedFields drops the managed-fields entries of every manager but
+// the operator: kube-controller-manager's status entry and a user's edits
+// would grow each cached object by a kilobyte or more, copied on every read,
+// for nothing the reconciler looks at. A user's edit still shows, as the
+// fields it took leave the operator's entry.
+func keepOwnManagedFields(obj any) (any, error) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return obj, nil
+	}
+	if mf := o.GetManagedFields(); len(mf) > 0 {
+		o.SetManagedFields(slices.DeleteFunc(mf, func(e metav1.ManagedFieldsEntry) bool { return e.Manager != FieldOwner }))
+	}
+	return o, nil
 }
 
 // trimPod keeps what the reconciler reads of a pod: its identity, labels,
