@@ -24,13 +24,13 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsfilters "sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/controllers/metricsauth"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/controllers/subscriptionconfig"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -287,7 +287,7 @@ func run(o options) error {
 		TLSOpts:       tlsOpts(metricsCerts),
 	}
 	if o.secureMetrics {
-		metricsOpts.FilterProvider = metricsfilters.WithAuthenticationAndAuthorization
+		metricsOpts.FilterProvider = metricsauth.Filter
 	}
 
 	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)

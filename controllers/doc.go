@@ -14,5 +14,6 @@
 // that found them equal until the operator's managed-fields entry changes.
 //
 // The manager's caches hold only objects that carry the operator's
-// managed-by label; see [CacheOptions].
+// managed-by label, cut down to what the reconciler reads; see
+// [CacheOptions].
 package controllers
