@@ -2,8 +2,10 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -372,11 +374,32 @@ func (r *MemcachedReconciler) applyOver(ctx context.Context, mc *cachev1.Memcach
 			return false, nil
 		}
 	}
-	if err := r.client.Apply(ctx, w.want, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	written, err := r.applyAndRead(ctx, mc, w)
+	if err != nil {
 		return false, fmt.Errorf("applying %s: %w", w.kind, err)
 	}
+	// What was just written is what the operator wants: the next reconcile
+	// need not extract it to find so.
+	r.owned.remember(client.ObjectKeyFromObject(mc), w.kind, written, w.annotations[desiredHashAnnotation])
 	r.reportWrite(ctx, mc, w)
 	return true, nil
+}
+
+// applyAndRead applies w.want and returns the object as the API server wrote
+// it. client.Apply would decode the answer into w.want, and apply
+// configurations have no managed fields: the operator's entry in the answer
+// is what ownedFields remembers.
+func (r *MemcachedReconciler) applyAndRead(ctx context.Context, mc *cachev1.Memcached, w write) (client.Object, error) {
+	data, err := json.Marshal(w.want)
+	if err != nil {
+		return nil, err
+	}
+	written := reflect.New(reflect.TypeOf(w.live).Elem()).Interface().(client.Object)
+	written.SetName(mc.Name)
+	written.SetNamespace(mc.Namespace)
+	err = r.client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, data),
+		client.FieldOwner(FieldOwner), client.ForceOwnership)
+	return written, err
 }
 
 // reportWrite says what the write w did.
