@@ -75,8 +75,11 @@ type convergeResult struct {
 	// to the last object Available, the floor's window.
 	APIServerCPUSeconds float64 `json:"apiServerCPUSeconds,omitempty"`
 	// Admission is kube-apiserver's histogram of the webhook calls in the
-	// window, by webhook.
-	Admission []webhookLatency `json:"admission,omitempty"`
+	// window, by webhook; PodCreates its own latency of the pod creates in
+	// the window (apiserver_request_duration_seconds), requests no webhook
+	// sees: how long the saturated API server takes over anything.
+	Admission  []webhookLatency `json:"admission,omitempty"`
+	PodCreates *webhookLatency  `json:"podCreates,omitempty"`
 	// Requests are every request the operator made in the window, Writes
 	// the writes among them.
 	Requests        requestCounts `json:"requests"`

@@ -151,6 +151,9 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if len(admission) == 0 {
 		return nil, fmt.Errorf("kube-apiserver recorded no webhook call of %s during the storm", operation)
 	}
+	podCreates := map[string]string{"verb": "POST", "resource": "pods"}
+	pods := latencyOf("POST pods", "", histogramDelta(api0.histogram(apiServerRequestHistogram, podCreates),
+		api1.histogram(apiServerRequestHistogram, podCreates)))
 	return &convergeResult{
 		Objects:                      n,
 		ToSize:                       size,
@@ -164,6 +167,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		OperatorFileRSSBytes:         u1.FileRSSBytes,
 		APIServerCPUSeconds:          apiUsage1.CPUSeconds - apiUsage0.CPUSeconds,
 		Admission:                    admission,
+		PodCreates:                   &pods,
 		Requests:                     reqs,
 		Writes:                       writes,
 		WritesPerObject:              float64(writes.total()) / float64(n),

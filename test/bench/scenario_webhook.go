@@ -17,6 +17,7 @@ import (
 // Metric names of the webhook scenario.
 const (
 	apiServerWebhookHistogram = "apiserver_admission_webhook_admission_duration_seconds"
+	apiServerRequestHistogram = "apiserver_request_duration_seconds"
 	handlerHistogram          = "controller_runtime_webhook_latency_seconds"
 )
 
