@@ -133,7 +133,7 @@ bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unr
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-smoke
-bench-smoke: control-plane ## Every benchmark scenario at N=20 (~70 s); fails if one cannot complete or a counted target (writes, idle reconciles) is missed.
+bench-smoke: control-plane ## Every benchmark scenario at N=20 (~90 s); fails if one cannot complete or a counted target (writes, idle reconciles) is missed.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
 
 .PHONY: lint
