@@ -82,12 +82,13 @@ type tolerateUndecodable struct {
 	next    admission.Handler
 }
 
-// Handle passes only a JSON object that says it is a Memcached, in a request
-// for one: anything else is a malformed request, which the API server never
-// sends, and is refused as before. The kind is looked at only once the
-// object failed to decode, so a good request costs one extra decode.
+// Handle passes only a JSON object that says it is a Memcached, in a create
+// or update of one: anything else is a malformed request, which the API
+// server never sends, and is refused as before. The kind is looked at only
+// once the object failed to decode, so a good request costs one extra decode.
 func (h tolerateUndecodable) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if h.decoder.DecodeRaw(req.Object, &cachev1.Memcached{}) != nil && saysMemcached(req) {
+	writes := req.Operation == admissionv1.Create || req.Operation == admissionv1.Update
+	if writes && h.decoder.DecodeRaw(req.Object, &cachev1.Memcached{}) != nil && saysMemcached(req) {
 		return admission.Allowed("not a valid Memcached; the API server's schema check says why")
 	}
 	return h.next.Handle(ctx, req)
