@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -178,4 +180,25 @@ func (e *env) apiServerMetrics(ctx context.Context) (metrics, error) {
 		return nil, fmt.Errorf("scraping kube-apiserver metrics: %w", err)
 	}
 	return parseMetrics(string(raw))
+}
+
+// apiServerSnapshot is kube-apiserver's metrics and CPU at one moment.
+type apiServerSnapshot struct {
+	metrics metrics
+	usage   process.Usage
+}
+
+// apiServerSnapshot scrapes kube-apiserver's metrics and reads its CPU from
+// /proc.
+func (e *env) apiServerSnapshot(ctx context.Context) (apiServerSnapshot, error) {
+	pid, ok := e.cluster.PIDs()[localcluster.APIServer]
+	if !ok {
+		return apiServerSnapshot{}, errors.New("kube-apiserver is not running")
+	}
+	usage, err := process.ReadUsage(pid)
+	if err != nil {
+		return apiServerSnapshot{}, err
+	}
+	m, err := e.apiServerMetrics(ctx)
+	return apiServerSnapshot{metrics: m, usage: usage}, err
 }

@@ -92,11 +92,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if err != nil {
 		return nil, err
 	}
-	api0, err := b.e.apiServerMetrics(ctx)
-	if err != nil {
-		return nil, err
-	}
-	apiUsage0, err := b.e.apiServerUsage()
+	api0, err := b.e.apiServerSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -119,11 +115,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if err := b.track.wait(ctx, b.o.waitTimeout); err != nil {
 		return nil, err
 	}
-	apiUsage1, err := b.e.apiServerUsage()
-	if err != nil {
-		return nil, err
-	}
-	api1, err := b.e.apiServerMetrics(ctx)
+	api1, err := b.e.apiServerSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -147,13 +139,13 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		return nil, err
 	}
 	writes := reqs.writes()
-	admission, _ := admissionLatencies(api0, api1, operation)
+	admission, _ := admissionLatencies(api0.metrics, api1.metrics, operation)
 	if len(admission) == 0 {
 		return nil, fmt.Errorf("kube-apiserver recorded no webhook call of %s during the storm", operation)
 	}
 	podCreates := map[string]string{"verb": "POST", "resource": "pods"}
-	pods := latencyOf("POST pods", "", histogramDelta(api0.histogram(apiServerRequestHistogram, podCreates),
-		api1.histogram(apiServerRequestHistogram, podCreates)))
+	pods := latencyOf("POST pods", "", histogramDelta(api0.metrics.histogram(apiServerRequestHistogram, podCreates),
+		api1.metrics.histogram(apiServerRequestHistogram, podCreates)))
 	return &convergeResult{
 		Objects:                      n,
 		ToSize:                       size,
@@ -165,7 +157,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		OperatorRSSBytes:             u1.RSSBytes,
 		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
 		OperatorFileRSSBytes:         u1.FileRSSBytes,
-		APIServerCPUSeconds:          apiUsage1.CPUSeconds - apiUsage0.CPUSeconds,
+		APIServerCPUSeconds:          api1.usage.CPUSeconds - api0.usage.CPUSeconds,
 		Admission:                    admission,
 		PodCreates:                   &pods,
 		Requests:                     reqs,

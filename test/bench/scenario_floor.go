@@ -18,8 +18,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -54,7 +52,7 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 	if err := track.begin(ctx, b.o.size, b.o.n); err != nil {
 		return err
 	}
-	api0, err := e.apiServerUsage()
+	api0, err := e.apiServerSnapshot(ctx)
 	if err != nil {
 		return err
 	}
@@ -78,7 +76,7 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 	if err := track.wait(ctx, b.o.waitTimeout); err != nil {
 		return err
 	}
-	api1, err := e.apiServerUsage()
+	api1, err := e.apiServerSnapshot(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,7 +89,7 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 		RequestSeconds:      requestSeconds,
 		ConvergeSeconds:     last.Sub(t0).Seconds(),
 		PerObject:           sampleQuantiles(latencies(issued, times)),
-		APIServerCPUSeconds: api1.CPUSeconds - api0.CPUSeconds,
+		APIServerCPUSeconds: api1.usage.CPUSeconds - api0.usage.CPUSeconds,
 		ConvergedAt:         curve(t0, times),
 	}
 	b.res.Scenarios.Floor = r
@@ -140,13 +138,4 @@ func unowned(ac runtime.ApplyConfiguration) (*unstructured.Unstructured, error) 
 	}
 	u.SetOwnerReferences(nil)
 	return u, nil
-}
-
-// apiServerUsage reads kube-apiserver's CPU and memory from /proc.
-func (e *env) apiServerUsage() (process.Usage, error) {
-	pid, ok := e.cluster.PIDs()[localcluster.APIServer]
-	if !ok {
-		return process.Usage{}, errors.New("kube-apiserver is not running")
-	}
-	return process.ReadUsage(pid)
 }
