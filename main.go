@@ -30,7 +30,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/controllers/metricsauth"
+	"github.com/example-inc/memcached-operator/certs/metricsauth"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/controllers/subscriptionconfig"
 	"github.com/example-inc/memcached-operator/webhooks"

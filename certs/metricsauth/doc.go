@@ -6,9 +6,9 @@
 //
 // controller-runtime's filters.WithAuthenticationAndAuthorization does the
 // same through k8s.io/apiserver's delegating authenticator and authorizer,
-// and brings that module, gRPC and OpenTelemetry into the manager: 30 MB of
-// a 79 MB binary, a third of the operator's resident memory being the pages
-// of its binary. This package makes the same two reviews with client-go's
+// and brings that module, gRPC and OpenTelemetry into the manager, whose
+// binary's pages are a large part of its resident memory. This package
+// makes the same two reviews with client-go's
 // typed clients and caches their answers as that filter does: a token's
 // review for a minute, an allowed decision for five, a denial for 30 s, so
 // a scraper costs the API server a review every few minutes, not one per
