@@ -12,7 +12,7 @@ RUN go mod download
 
 # The Go source. Only these paths get past .dockerignore; add a package
 # directory to both files when you create one.
-COPY main.go main.go
+COPY *.go ./
 COPY api/ api/
 COPY controllers/ controllers/
 COPY webhooks/ webhooks/
@@ -21,7 +21,7 @@ COPY certs/ certs/
 # TARGETARCH has no default so that, without buildx, the binary matches the
 # host that builds it; buildx sets both for each --platform.
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w" -o manager main.go
+    go build -trimpath -ldflags "-s -w" -o manager .
 
 # A minimal, non-root runtime image: no shell, no package manager.
 # See https://github.com/GoogleContainerTools/distroless.

@@ -155,7 +155,7 @@ verify: manifests generate ## Fail, changing nothing committed, when generated f
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary.
-	go build -o bin/manager main.go
+	go build -o bin/manager .
 
 .PHONY: run
 run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (LOCAL_CLUSTER_NODE=real: with a real node).

@@ -90,19 +90,6 @@ func TestDesiredService(t *testing.T) {
 	}
 }
 
-func TestParseWatchNamespaces(t *testing.T) {
-	tests := map[string][]string{
-		"":          nil,
-		"a":         {"a"},
-		"a, b,,c ,": {"a", "b", "c"},
-	}
-	for in, want := range tests {
-		if diff := cmp.Diff(want, ParseWatchNamespaces(in)); diff != "" {
-			t.Errorf("ParseWatchNamespaces(%q) (-want +got):\n%s", in, diff)
-		}
-	}
-}
-
 // TestDesiredDeploymentUnchangedByDefaults holds the Deployment of a
 // Memcached that sets only its size to the one the operator built before the
 // spec had memory, item size, connections, threads, resources and placement:

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,19 +39,6 @@ func CacheOptions(namespaces []string) cache.Options {
 		}
 	}
 	return opts
-}
-
-// ParseWatchNamespaces reads WATCH_NAMESPACE as OLM sets it from the
-// OperatorGroup's target namespaces: empty for all namespaces, else a comma
-// separated list.
-func ParseWatchNamespaces(v string) []string {
-	var out []string
-	for _, ns := range strings.Split(v, ",") {
-		if ns = strings.TrimSpace(ns); ns != "" {
-			out = append(out, ns)
-		}
-	}
-	return out
 }
 
 // keepOwnManagedFields drops the managed-fields entries of every manager but

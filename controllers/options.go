@@ -10,9 +10,9 @@ import (
 // unset: the official memcached image on Alpine.
 const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
 
-// Options configure what the reconciler builds. main.go fills them from flags
-// and the operator's environment once, so tests can run reconcilers with
-// different options side by side.
+// Options configure what the reconciler builds. Package main fills them
+// from flags and the operator's environment once, so tests can run
+// reconcilers with different options side by side.
 type Options struct {
 	// Image is the memcached image of every Deployment.
 	Image string

@@ -81,5 +81,5 @@ cd "$root"
 mkdir -p "$state_dir"
 echo $$ >"$pidfile"
 # Human-readable logs (console encoder): make run is read by a person.
-exec go run ./main.go --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
+exec go run . --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
   --webhook-manifests="$root/config/webhook/manifests.yaml" --zap-encoder=console "${ports[@]}" ${RUN_ARGS:-} "$@"

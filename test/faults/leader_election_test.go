@@ -18,7 +18,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
-// leaseName is the operator's LeaderElectionID (main.go).
+// leaseName is the operator's LeaderElectionID (manager.go).
 const leaseName = "memcached-operator.cache.example.com"
 
 var _ = Describe("two replicas with leader election", func() {

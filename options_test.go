@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -49,5 +51,18 @@ func TestParseOptionsSizePolicy(t *testing.T) {
 				t.Errorf("size policy = %+v, want %+v", o.sizePolicy, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseWatchNamespaces(t *testing.T) {
+	tests := map[string][]string{
+		"":          nil,
+		"a":         {"a"},
+		"a, b,,c ,": {"a", "b", "c"},
+	}
+	for in, want := range tests {
+		if diff := cmp.Diff(want, parseWatchNamespaces(in)); diff != "" {
+			t.Errorf("parseWatchNamespaces(%q) (-want +got):\n%s", in, diff)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package subscriptionconfig_test
+package main
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/example-inc/memcached-operator/controllers/subscriptionconfig"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -37,7 +36,7 @@ const (
 var fromSecret = &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 	LocalObjectReference: corev1.LocalObjectReference{Name: "proxy"}, Key: "url"}}
 
-func TestOverlay(t *testing.T) {
+func TestOverlayEnv(t *testing.T) {
 	// What OLM's first rollout gives the manager: the CSV's env and the
 	// cluster's proxy.
 	firstRollout := map[string]string{
@@ -104,7 +103,7 @@ func TestOverlay(t *testing.T) {
 			unresolved: []string{"MEMCACHED_MAX_SIZE"},
 		},
 		{
-			// The value it has is the cluster's: Overlay cannot tell.
+			// The value it has is the cluster's: overlayEnv cannot tell.
 			name:  "a proxy variable from a Secret overrides the cluster's others",
 			vars:  []corev1.EnvVar{{Name: "HTTPS_PROXY", ValueFrom: fromSecret}},
 			want:  with(nil, "HTTP_PROXY", "NO_PROXY"),
@@ -119,7 +118,7 @@ func TestOverlay(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			env := mapEnv(maps.Clone(firstRollout))
-			set, unset, unresolved, err := subscriptionconfig.Overlay(tc.vars, env)
+			set, unset, unresolved, err := overlayEnv(tc.vars, env)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(map[string]string(env)).To(Equal(tc.want))
 			g.Expect(set).To(Equal(tc.set), "set")
@@ -129,9 +128,9 @@ func TestOverlay(t *testing.T) {
 	}
 }
 
-// Apply against a real API server with OLM's Subscription CRD: which
+// applySubscriptionEnv against a real API server with OLM's Subscription CRD: which
 // Subscription configures which CSV.
-func TestApply(t *testing.T) {
+func TestApplySubscriptionEnv(t *testing.T) {
 	binDir := repo.ControlPlaneDir()
 	if _, err := os.Stat(filepath.Join(binDir, "kube-apiserver")); err != nil {
 		t.Fatalf("no kube-apiserver in %s (run make control-plane): %v", binDir, err)
@@ -177,25 +176,25 @@ func TestApply(t *testing.T) {
 
 	for _, tc := range []struct {
 		csv  string
-		want subscriptionconfig.Result
+		want subscriptionEnv
 		env  map[string]string
 	}{
-		{csv: "memcached-operator.v0.1.1", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionconfig.Result{
-			Subscription: "memcached-operator", Set: []string{"RELATED_IMAGE_MEMCACHED"}, Unresolved: []string{"HTTP_PROXY"},
+		{csv: "memcached-operator.v0.1.1", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionEnv{
+			subscription: "memcached-operator", set: []string{"RELATED_IMAGE_MEMCACHED"}, unresolved: []string{"HTTP_PROXY"},
 		}},
-		{csv: "memcached-operator.v0.1.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionconfig.Result{
-			Subscription: "memcached-operator", Set: []string{"RELATED_IMAGE_MEMCACHED"}, Unresolved: []string{"HTTP_PROXY"},
+		{csv: "memcached-operator.v0.1.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": subImage}, want: subscriptionEnv{
+			subscription: "memcached-operator", set: []string{"RELATED_IMAGE_MEMCACHED"}, unresolved: []string{"HTTP_PROXY"},
 		}},
-		{csv: "unconfigured.v1.0.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": csvImage}, want: subscriptionconfig.Result{Subscription: "unconfigured"}},
+		{csv: "unconfigured.v1.0.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": csvImage}, want: subscriptionEnv{subscription: "unconfigured"}},
 		{csv: "hand-made.v1.0.0", env: map[string]string{"RELATED_IMAGE_MEMCACHED": csvImage}},
 	} {
 		env := mapEnv{"RELATED_IMAGE_MEMCACHED": csvImage}
-		r, err := subscriptionconfig.Apply(ctx, subscriptionconfig.Options{Reader: c, Namespace: ns, CSV: tc.csv, Env: env})
+		r, err := applySubscriptionEnv(ctx, c, ns, tc.csv, env)
 		g.Expect(err).NotTo(HaveOccurred(), tc.csv)
 		g.Expect(r).To(Equal(tc.want), tc.csv)
 		g.Expect(map[string]string(env)).To(Equal(tc.env), tc.csv)
 	}
 
-	_, err = subscriptionconfig.Apply(ctx, subscriptionconfig.Options{Reader: c, Namespace: "no-such-namespace", CSV: "x", Env: mapEnv{}})
+	_, err = applySubscriptionEnv(ctx, c, "no-such-namespace", "x", mapEnv{})
 	g.Expect(err).NotTo(HaveOccurred(), "an empty namespace has no Subscription for the CSV")
 }

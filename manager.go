@@ -1,0 +1,207 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/certs/metricsauth"
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/controllers/proxyenv"
+	"github.com/example-inc/memcached-operator/webhooks"
+	"github.com/example-inc/memcached-operator/webhooks/drain"
+)
+
+// run starts the manager with the Memcached controller, its webhooks and
+// health checks, and returns when it stops.
+func run(o options) error {
+	log := ctrl.Log.WithName("setup")
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+
+	// Made before the manager, so that a missing or bad certificate stops
+	// the operator at once.
+	metricsCerts, err := certs.NewMetricsSource(o.metricsCertPath)
+	if err != nil {
+		return err
+	}
+	var webhookCerts certs.Source
+	if o.enableWebhooks {
+		webhookCerts, err = certs.NewWebhookSource(certs.WebhookOptions{
+			Mode: o.webhookCertMode, Dir: o.webhookCertDir, Port: o.webhookPort,
+			ManifestsPath: o.webhookManifestsPath, RESTConfig: cfg,
+		})
+		if err != nil {
+			return err
+		}
+	}
+
+	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)
+	mgr, err := newManager(o, cfg, metricsCerts, webhookCerts, stopping)
+	if err != nil {
+		return err
+	}
+	if err := setupController(mgr, o, cfg); err != nil {
+		return err
+	}
+	if err := mgr.Add(metricsCerts); err != nil {
+		return err
+	}
+	if o.enableWebhooks {
+		if err := setupWebhooks(mgr, o, webhookCerts); err != nil {
+			return err
+		}
+	}
+	if err := addHealthChecks(mgr, o, webhookCerts, stopping); err != nil {
+		return err
+	}
+	log.Info("starting manager")
+	return mgr.Start(ctx)
+}
+
+// newManager makes the manager and its servers: metrics, webhooks (drained
+// on SIGTERM by stopping) and health probes.
+func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.Source, stopping *drain.Drain) (manager.Manager, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+	metricsOpts := metricsserver.Options{
+		BindAddress:   o.metricsAddr,
+		SecureServing: o.secureMetrics,
+		TLSOpts:       o.tlsOptions(metricsCerts),
+	}
+	if o.secureMetrics {
+		metricsOpts.FilterProvider = metricsauth.Filter
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Cache:   controllers.CacheOptions(o.watchNamespaces),
+		Metrics: metricsOpts,
+		WebhookServer: drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
+			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(webhookCerts),
+		})},
+		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "memcached-operator.cache.example.com",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		// The process exits right after the manager stops, so hand the
+		// lease over at once instead of making the next leader wait it out.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	return mgr, nil
+}
+
+// tlsOptions are a server's TLS settings with src's certificate (nil: the
+// server's own). TLS 1.2 at least, stated rather than left to Go's default
+// (which a GODEBUG setting can lower). HTTP/2 stays off unless asked for:
+// its stream-reset flood (CVE-2023-44487) reaches every server that speaks it.
+func (o options) tlsOptions(src certs.Source) []func(*tls.Config) {
+	opts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	if src != nil {
+		opts = append(opts, src.ConfigureTLS)
+	}
+	if !o.enableHTTP2 {
+		opts = append(opts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	return opts
+}
+
+// setupController registers the Memcached reconciler for the platform the
+// API server serves.
+func setupController(mgr manager.Manager, o options, cfg *rest.Config) error {
+	log := ctrl.Log.WithName("setup")
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	platform, err := controllers.DetectPlatform(dc)
+	if err != nil {
+		return err
+	}
+	proxyVars := proxyenv.FromEnvironment()
+	for _, v := range proxyVars {
+		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
+	}
+	log.Info("configuration", "platform", platform, "watchNamespaces", o.watchNamespaces,
+		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
+		"metricsCertPath", o.metricsCertPath)
+	err = controllers.NewMemcachedReconciler(mgr, controllers.Options{
+		Image:       o.memcachedImage,
+		ProxyEnv:    proxyVars,
+		DefaultSize: o.sizePolicy.Default,
+		MinSize:     o.sizePolicy.Min,
+		MaxSize:     o.sizePolicy.Max,
+		Platform:    platform,
+		Workers:     o.workers,
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the Memcached controller: %w", err)
+	}
+	return nil
+}
+
+// setupWebhooks registers the Memcached webhooks and what keeps their
+// certificate current.
+func setupWebhooks(mgr manager.Manager, o options, webhookCerts certs.Source) error {
+	if err := webhooks.SetupWithManager(mgr, o.sizePolicy); err != nil {
+		return fmt.Errorf("setting up the Memcached webhooks: %w", err)
+	}
+	if err := mgr.Add(webhookCerts); err != nil {
+		return err
+	}
+	// Only OLM's certificate Secret needs keeping (and its name is the only
+	// one the manager's rules let it read).
+	if o.webhookCertMode != certs.ModeMounted || o.olmCSV == "" || o.podName == "" {
+		return nil
+	}
+	dir := o.webhookCertDir
+	if dir == "" {
+		dir = certs.DefaultMountedDir
+	}
+	return mgr.Add(certs.OLMSecretKeeper{Options: certs.OLMSecretOptions{
+		Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
+		PodNamespace: o.podNamespace, PodName: o.podName, MountPath: dir,
+		Log: ctrl.Log.WithName("olm-secret"),
+	}})
+}
+
+// addHealthChecks adds /healthz and /readyz. Ready means serving: not
+// draining, and with webhooks, their server started with a certificate its
+// source says can be used.
+func addHealthChecks(mgr manager.Manager, o options, webhookCerts certs.Source, stopping *drain.Drain) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("shutdown", stopping.Ready); err != nil {
+		return err
+	}
+	if !o.enableWebhooks {
+		return nil
+	}
+	if err := mgr.AddReadyzCheck("webhook-server", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("webhook-certificate", webhookCerts.Ready)
+}
