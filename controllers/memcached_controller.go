@@ -2,11 +2,8 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,16 +12,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -172,32 +163,6 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	return ctrl.Result{}, writeErr
 }
 
-// reportBlocked logs and records why mc is blocked, once: when its status
-// does not say so yet.
-func (r *MemcachedReconciler) reportBlocked(ctx context.Context, mc *cachev1.Memcached, b *blockedError) {
-	if c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded); c != nil &&
-		c.Status == metav1.ConditionTrue && c.Reason == b.reason && c.Message == b.message {
-		return
-	}
-	log.FromContext(ctx).Info("not reconciling: "+b.message, "reason", b.reason)
-	r.recorder.Eventf(mc, nil, corev1.EventTypeWarning, b.reason, "Reconcile", "%s", b.message)
-}
-
-// pollInterval is how long a blocked Memcached waits before it is looked at
-// again: not at all when a change of the Memcached is what unblocks it, else
-// as long as it has been blocked, between 10 seconds and 5 minutes, so that a
-// quick fix is seen quickly and a forgotten one costs little.
-func (r *MemcachedReconciler) pollInterval(b *blockedError, st cachev1.MemcachedStatus) time.Duration {
-	if !b.poll {
-		return 0
-	}
-	var blockedFor time.Duration
-	if c := meta.FindStatusCondition(st.Conditions, cachev1.ConditionDegraded); c != nil {
-		blockedFor = r.clock.Since(c.LastTransitionTime.Time)
-	}
-	return min(max(blockedFor, 10*time.Second), 5*time.Minute)
-}
-
 // writeStatus replaces mc's status with st.
 func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memcached, st cachev1.MemcachedStatus) error {
 	// The lock makes a patch computed from a stale cached object fail instead
@@ -256,14 +221,14 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 		return liveOrNil(d), err
 	}
 	wantSvc := desiredService(mc)
-	if err := r.apply(ctx, mc, write{kind: "Service", want: wantSvc, annotations: wantSvc.Annotations, live: svc,
+	if err := r.applyIfDrifted(ctx, mc, applyTarget{kind: "Service", want: wantSvc, annotations: wantSvc.Annotations, live: svc,
 		extract: func() (any, error) { return corev1ac.ExtractService(svc, FieldOwner) }}); err != nil {
 		return liveOrNil(d), err
 	}
 	if wantPDB == nil {
 		return liveOrNil(d), r.deletePDB(ctx, pdb)
 	}
-	err := r.apply(ctx, mc, write{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
+	err := r.applyIfDrifted(ctx, mc, applyTarget{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
 		extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
 	return liveOrNil(d), err
 }
@@ -275,180 +240,4 @@ func liveOrNil(d *appsv1.Deployment) *appsv1.Deployment {
 		return nil
 	}
 	return d
-}
-
-// applyDeployment applies mc's Deployment where it differs from live (empty
-// when there is none), after removing list entries the operator no longer
-// wants (see prunePatch).
-func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.Memcached, live *appsv1.Deployment) error {
-	want := desiredDeployment(mc, r.opts)
-	w := write{kind: "Deployment", want: want, annotations: want.Annotations, live: live,
-		extract: func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }}
-	owned, err := r.ownedOf(mc, w)
-	if err != nil {
-		return err
-	}
-	pruned := false
-	if owned != nil {
-		if patch := prunePatch(live, owned.(*appsv1ac.DeploymentApplyConfiguration), want); patch != nil {
-			if err := r.client.Patch(ctx, live, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
-				return fmt.Errorf("removing stale entries from Deployment: %w", err)
-			}
-			pruned = true
-		}
-	}
-	wrote, err := r.applyOver(ctx, mc, w, owned)
-	if pruned && !wrote {
-		// The removal was the whole change.
-		r.reportWrite(ctx, mc, w)
-	}
-	return err
-}
-
-// deletePDB deletes pdb (empty when there is none): mc is below pdbMinSize.
-func (r *MemcachedReconciler) deletePDB(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
-	if pdb.UID == "" {
-		return nil
-	}
-	err := r.client.Delete(ctx, pdb, client.Preconditions{UID: &pdb.UID})
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting PodDisruptionBudget: %w", err)
-	}
-	log.FromContext(ctx).Info("deleted PodDisruptionBudget: fewer than " + strconv.Itoa(pdbMinSize) + " pods")
-	return nil
-}
-
-// write is one object the reconciler applies.
-type write struct {
-	kind string
-	want runtime.ApplyConfiguration
-	// annotations are want's, which apply configurations have no getter for.
-	annotations map[string]string
-	// live is the object as last seen, empty when there is none.
-	live client.Object
-	// extract returns the fields of live that the operator owns, as an
-	// apply configuration of want's type.
-	extract func() (any, error)
-}
-
-// ownedOf returns the fields the operator owns in w.live, as an apply
-// configuration of w.want's type, or nil when there is no w.live. When they
-// were found equal to w.want before and have not changed since, it returns
-// w.want itself without extracting them again (see ownedFields).
-func (r *MemcachedReconciler) ownedOf(mc *cachev1.Memcached, w write) (any, error) {
-	if w.live.GetUID() == "" {
-		return nil, nil
-	}
-	if r.owned.unchanged(client.ObjectKeyFromObject(mc), w.kind, w.live, w.annotations[desiredHashAnnotation]) {
-		return w.want, nil
-	}
-	owned, err := w.extract()
-	if err != nil {
-		return nil, fmt.Errorf("reading owned fields of %s: %w", w.kind, err)
-	}
-	return owned, nil
-}
-
-// apply is applyOver with what the operator owns of w.live.
-func (r *MemcachedReconciler) apply(ctx context.Context, mc *cachev1.Memcached, w write) error {
-	owned, err := r.ownedOf(mc, w)
-	if err != nil {
-		return err
-	}
-	_, err = r.applyOver(ctx, mc, w, owned)
-	return err
-}
-
-// applyOver applies w.want unless w.live exists and owned, the fields the
-// operator owns in it (ownedOf), already equal w.want. Fields another manager
-// took over by a hand edit are missing from owned, so they differ and the
-// forced apply takes them back. Each write is logged, and a resize or a
-// repair recorded as an event. It reports whether it wrote.
-func (r *MemcachedReconciler) applyOver(ctx context.Context, mc *cachev1.Memcached, w write, owned any) (bool, error) {
-	if owned != nil {
-		if owned == any(w.want) {
-			return false, nil
-		}
-		if equality.Semantic.DeepEqual(owned, w.want) {
-			r.owned.remember(client.ObjectKeyFromObject(mc), w.kind, w.live, w.annotations[desiredHashAnnotation])
-			return false, nil
-		}
-	}
-	written, err := r.applyAndRead(ctx, mc, w)
-	if err != nil {
-		return false, fmt.Errorf("applying %s: %w", w.kind, err)
-	}
-	// What was just written is what the operator wants: the next reconcile
-	// need not extract it to find so.
-	r.owned.remember(client.ObjectKeyFromObject(mc), w.kind, written, w.annotations[desiredHashAnnotation])
-	r.reportWrite(ctx, mc, w)
-	return true, nil
-}
-
-// applyAndRead applies w.want and returns the object as the API server wrote
-// it. client.Apply would decode the answer into w.want, and apply
-// configurations have no managed fields: the operator's entry in the answer
-// is what ownedFields remembers.
-func (r *MemcachedReconciler) applyAndRead(ctx context.Context, mc *cachev1.Memcached, w write) (client.Object, error) {
-	data, err := json.Marshal(w.want)
-	if err != nil {
-		return nil, err
-	}
-	written := reflect.New(reflect.TypeOf(w.live).Elem()).Interface().(client.Object)
-	written.SetName(mc.Name)
-	written.SetNamespace(mc.Namespace)
-	err = r.client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, data),
-		client.FieldOwner(FieldOwner), client.ForceOwnership)
-	return written, err
-}
-
-// reportWrite says what the write w did.
-func (r *MemcachedReconciler) reportWrite(ctx context.Context, mc *cachev1.Memcached, w write) {
-	logger := log.FromContext(ctx)
-	var wantReplicas, liveReplicas int32
-	d, isDeployment := w.live.(*appsv1.Deployment)
-	if isDeployment {
-		wantReplicas = size(mc, r.opts)
-		liveReplicas = ptr.Deref(d.Spec.Replicas, 1)
-	}
-	repaired := func(msg string) {
-		logger.Info(msg)
-		// The repaired object is the event's related object: events that
-		// differ only in their note are merged into one series, and a
-		// Memcached whose repairs leave it unchanged (same resourceVersion)
-		// would show one kind's repair for all.
-		related := w.live.DeepCopyObject().(client.Object)
-		related.SetName(mc.Name)
-		related.SetNamespace(mc.Namespace)
-		r.recorder.Eventf(mc, related, corev1.EventTypeNormal, eventRepaired, "Repair", "%s", msg)
-	}
-	switch {
-	case w.live.GetUID() == "" && recreating(mc):
-		repaired("recreated the " + w.kind + ", which had been deleted")
-	case w.live.GetUID() == "":
-		logger.Info("created " + w.kind)
-	case isRepair(w.live.GetAnnotations(), w.annotations) && isDeployment && liveReplicas != wantReplicas:
-		repaired(fmt.Sprintf("set the Deployment back to %s: it had been changed to %d (spec.size sets the number of pods)",
-			podCount(wantReplicas), liveReplicas))
-	case isRepair(w.live.GetAnnotations(), w.annotations):
-		repaired("undid a change to the " + w.kind + " that the Memcached does not ask for")
-	case isDeployment && liveReplicas != wantReplicas:
-		msg := fmt.Sprintf("resized from %d to %s", liveReplicas, podCount(wantReplicas))
-		logger.Info(msg)
-		r.recorder.Eventf(mc, nil, corev1.EventTypeNormal, eventResized, "Resize", "%s", msg)
-	default:
-		logger.Info("updated " + w.kind)
-	}
-}
-
-// recreating reports whether creating an object of mc replaces one that was
-// deleted: mc has been reconciled before, has not changed since (a PDB that a
-// resize to 2 pods brings comes with a new generation) and was not blocked,
-// so its objects existed.
-func recreating(mc *cachev1.Memcached) bool {
-	if mc.Status.ObservedGeneration == 0 || mc.Status.ObservedGeneration != mc.Generation {
-		return false
-	}
-	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded)
-	return c == nil || (c.Reason != cachev1.ReasonNameInUse && c.Reason != cachev1.ReasonSizeOutOfPolicy)
 }

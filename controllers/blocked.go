@@ -3,6 +3,11 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,4 +92,30 @@ func checkSizePolicy(mc *cachev1.Memcached, o Options) error {
 		message: fmt.Sprintf("spec.size %d is outside the range the administrator allows (%d to %d), "+
 			"so the operator leaves this Memcached's objects as they are; set spec.size within the range", n, o.MinSize, o.MaxSize),
 	}
+}
+
+// reportBlocked logs and records why mc is blocked, once: when its status
+// does not say so yet.
+func (r *MemcachedReconciler) reportBlocked(ctx context.Context, mc *cachev1.Memcached, b *blockedError) {
+	if c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded); c != nil &&
+		c.Status == metav1.ConditionTrue && c.Reason == b.reason && c.Message == b.message {
+		return
+	}
+	log.FromContext(ctx).Info("not reconciling: "+b.message, "reason", b.reason)
+	r.recorder.Eventf(mc, nil, corev1.EventTypeWarning, b.reason, "Reconcile", "%s", b.message)
+}
+
+// pollInterval is how long a blocked Memcached waits before it is looked at
+// again: not at all when a change of the Memcached is what unblocks it, else
+// as long as it has been blocked, between 10 seconds and 5 minutes, so that a
+// quick fix is seen quickly and a forgotten one costs little.
+func (r *MemcachedReconciler) pollInterval(b *blockedError, st cachev1.MemcachedStatus) time.Duration {
+	if !b.poll {
+		return 0
+	}
+	var blockedFor time.Duration
+	if c := meta.FindStatusCondition(st.Conditions, cachev1.ConditionDegraded); c != nil {
+		blockedFor = r.clock.Since(c.LastTransitionTime.Time)
+	}
+	return min(max(blockedFor, 10*time.Second), 5*time.Minute)
 }
