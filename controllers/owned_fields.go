@@ -13,9 +13,8 @@ import (
 // fields it owns in it were found equal to what it wants, or were just
 // written as it wants them (an apply's answer carries the operator's new
 // entry), so that the next reconcile of an unchanged object need not extract
-// them again: extraction
-// walks the object's managed fields through its schema, and was a quarter
-// of the operator's CPU in a creation burst (docs/benchmarks.md).
+// them again: extraction walks the object's managed fields through its
+// schema, the costliest step of a reconcile in a creation burst.
 //
 // What is remembered is the operator's managed-fields entry, not the
 // object's resourceVersion, which the Deployment controller and the

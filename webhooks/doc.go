@@ -1,23 +1,23 @@
 // Package webhooks holds the admission webhooks for Memcached.
 //
 // The rules live in plain values and functions, and the admission adapters
-// in memcached_webhook.go are thin: they decode, call the rules, and answer
+// are thin: they decode, call the rules, and answer
 // with an Invalid (422) status that carries the field paths, as the API
 // server's own validation does:
 //
 //	Memcached.cache.example.com "x" is invalid: spec.size: Invalid value: 40: must be no more than 16
 //
-// The rules, by file:
-//   - size_policy.go: [SizePolicy], the administrator's rule for spec.size,
-//     built from the operator's --default-size, --min-size and --max-size
-//     flags, and the name rule (the name is also the Service's);
-//   - spec_defaults.go: what the mutating webhook adds beside the size, the
+// The rules:
+//   - [SizePolicy], the administrator's rule for spec.size, built from the
+//     operator's --default-size, --min-size and --max-size flags, and the
+//     name rule (the name is also the Service's);
+//   - [DefaultSpec], what the mutating webhook adds beside the size, the
 //     resources derived from the memory and the default spread, so that the
 //     stored object shows what runs (the CRD schema defaults the rest);
-//   - pod_rules.go: the pod spec's rules for the resources and placement
-//     copied into the Deployment, checked at admission with the Memcached's
-//     field paths rather than later on the Deployment;
-//   - restart_warnings.go: the warning for an update that replaces the pods.
+//   - the pod spec's rules for the resources and placement copied into the
+//     Deployment, checked at admission with the Memcached's field paths
+//     rather than later on the Deployment;
+//   - the warning for an update that replaces the pods.
 //
 // memcached's own start-up rules are in controllers/operand, shared with the
 // reconciler that builds the command line; the fixed ones are also CEL rules
@@ -29,9 +29,8 @@
 //	if err := policy.Validate(); err != nil { ... exit ... }
 //	if err := webhooks.SetupWithManager(mgr, policy); err != nil { ... }
 //
-// Four webhooks are served, configured by the markers in
-// memcached_webhook.go (config/webhook/manifests.yaml is generated from
-// them):
+// Four webhooks are served, configured by the markers beside the adapters
+// (config/webhook/manifests.yaml is generated from them):
 //   - mmemcached-v1.kb.io, mutating, on create and update of memcacheds; it
 //     lets a Memcached it cannot decode (a string for spec.size) pass
 //     unchanged, so that the schema refuses it with a 422 and the field path;
