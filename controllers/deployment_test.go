@@ -72,24 +72,6 @@ func TestDesiredDeployment(t *testing.T) {
 	}
 }
 
-func TestDesiredPDB(t *testing.T) {
-	for size, want := range map[int32]bool{1: false, 2: true, 16: true} {
-		if got := desiredPDB(gen.Memcached("ns", "a", gen.WithSize(size)), Options{}) != nil; got != want {
-			t.Errorf("size %d: PDB present = %v, want %v", size, got, want)
-		}
-	}
-}
-
-func TestDesiredService(t *testing.T) {
-	s := desiredService(gen.Memcached("ns", "a"))
-	if *s.Spec.ClusterIP != corev1.ClusterIPNone {
-		t.Errorf("clusterIP = %q, want headless", *s.Spec.ClusterIP)
-	}
-	if *s.Spec.Ports[0].Port != 11211 {
-		t.Errorf("port = %d", *s.Spec.Ports[0].Port)
-	}
-}
-
 // TestDesiredDeploymentUnchangedByDefaults holds the Deployment of a
 // Memcached that sets only its size to the one the operator built before the
 // spec had memory, item size, connections, threads, resources and placement:
@@ -147,25 +129,5 @@ func TestDesiredDeploymentCarriesTheSpec(t *testing.T) {
 	}
 	if ptr.Deref(pod.PriorityClassName, "") != "cache-critical" {
 		t.Errorf("priorityClassName = %v", pod.PriorityClassName)
-	}
-}
-
-func TestDesiredObjects(t *testing.T) {
-	tests := []struct {
-		size int32
-		want []string
-	}{
-		{size: 1, want: []string{"Deployment", "Service"}},
-		{size: pdbMinSize, want: []string{"Deployment", "Service", "PodDisruptionBudget"}},
-	}
-	for _, tt := range tests {
-		mc := gen.Memcached("ns", "a", gen.WithSize(tt.size), gen.WithUID("uid-1"))
-		var kinds []string
-		for _, o := range DesiredObjects(mc, Options{}) {
-			kinds = append(kinds, *o.(interface{ GetKind() *string }).GetKind())
-		}
-		if diff := cmp.Diff(tt.want, kinds); diff != "" {
-			t.Errorf("size %d: kinds (-want +got):\n%s", tt.size, diff)
-		}
 	}
 }

@@ -1,0 +1,19 @@
+package controllers
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+)
+
+func TestDesiredService(t *testing.T) {
+	s := desiredService(gen.Memcached("ns", "a"))
+	if *s.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("clusterIP = %q, want headless", *s.Spec.ClusterIP)
+	}
+	if *s.Spec.Ports[0].Port != 11211 {
+		t.Errorf("port = %d", *s.Spec.Ports[0].Port)
+	}
+}
