@@ -3,16 +3,15 @@
 //
 // They read the committed files only: no cluster, no image, no network.
 //
-//   - validate_test.go runs operator-framework/api's validators (the default
-//     bundle validators, OperatorHub v2, standard capabilities and categories,
-//     good practices and removed APIs) and fails on any error and on any
-//     warning not listed, with its explanation, in expectedWarnings.
-//   - metadata_test.go checks that bundle/metadata/annotations.yaml, the
-//     labels of bundle.Dockerfile and bundle/tests/scorecard/config.yaml agree.
-//   - sync_test.go checks that bundle/ is what config/ produces now: the CRD
-//     equals config/crd/bases, the webhook definitions carry the rules of
+//   - operator-framework/api's validators (the default bundle validators,
+//     OperatorHub v2, standard capabilities and categories, good practices
+//     and removed APIs) pass with no error and no warning but those listed,
+//     with their explanation, in expectedWarnings.
+//   - bundle/metadata/annotations.yaml, the labels of bundle.Dockerfile and
+//     bundle/tests/scorecard/config.yaml agree.
+//   - bundle/ is what config/ produces now: the CRD equals config/crd/bases, the webhook definitions carry the rules of
 //     config/webhook/manifests.yaml, alm-examples are config/samples.
-//   - csv_test.go checks what OLM and OperatorHub read from the CSV: the
+//   - What OLM and OperatorHub read from the CSV is checked: the
 //     feature annotations, install modes, related images and a manager
 //     Deployment that runs on OLM's webhook certificate alone.
 //

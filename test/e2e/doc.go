@@ -1,19 +1,18 @@
 /*
 Package e2e proves the operator's `kubectl apply` install path end to end on
 the local cluster of test/framework/localcluster, with cert-manager's real code issuing
-and renewing the webhook certificate. Its tests are all in _test files:
+and renewing the webhook certificate:
 
-  - manifests_test.go (plain Go test, no cluster): decodes
-    `kustomize build config/default` into cert-manager's API types and checks
-    that each Certificate names its Service and lands in the manager's volume.
-  - e2e_suite_test.go and webhook_certs_test.go (ginkgo, the local cluster):
-    cert-manager's controllers and CA injector run in the test process
+  - With no cluster: `kustomize build config/default` decoded into
+    cert-manager's API types; each Certificate names its Service and lands
+    in the manager's volume.
+  - On the local cluster: cert-manager's controllers and CA injector run in the test process
     (test/framework/certmanager), config/default is applied with
     bin/kubectl, the operator binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
-  - makerun_test.go: the README's first command as a new user runs it, with
-    no cluster configured (a fresh HOME, no KUBECONFIG): make run starts
+  - The README's first command as a new user runs it, with no cluster
+    configured (a fresh HOME, no KUBECONFIG): make run starts
     the local cluster and the operator and prints the commands for a second
     terminal, which work; a bad Memcached is refused by the webhooks; Ctrl-C
     stops the operator (its webhooks go) but not the cluster, which keeps

@@ -13,23 +13,23 @@ webhooks garbage.
 
 What each spec does:
 
-  - crash_test.go: kill -9 of the operator at FAULT_KILLS random moments of
+  - kill -9 of the operator at FAULT_KILLS random moments of
     a FAULT_CRS-Memcached rollout, each followed by a restart; every
     Memcached converges with exactly its own Deployment, Service and PDB.
-  - control_plane_test.go: kube-apiserver, and separately etcd, stopped and
+  - kube-apiserver, and separately etcd, stopped and
     started again mid-rollout; the same operator process converges.
-  - leader_election_test.go: two replicas with leader election; the leader
+  - two replicas with leader election; the leader
     is killed and the standby takes over, and the standby never reconciles
     while the leader lives.
-  - drift_test.go: hand edits and deletions of the owned objects are undone;
+  - hand edits and deletions of the owned objects are undone;
     a hand-added annotation stays.
-  - webhook_down_test.go: with the operator gone and the fail-closed webhook
+  - with the operator gone and the fail-closed webhook
     configurations left, every Memcached write is refused.
-  - olm_first_rollout_test.go: the operator started as OLM's first rollout
+  - the operator started as OLM's first rollout
     of an install or upgrade starts it, without its Subscription's
     config.env (operator-lifecycle-manager #2100), still validates with the
     Subscription's size policy and deploys its memcached image.
-  - webhook_input_test.go: malformed AdmissionReview bodies posted straight to
+  - malformed AdmissionReview bodies posted straight to
     the webhook server are refused without a crash or unbounded memory.
 
 Each spec runs its own operator(s) with WATCH_NAMESPACE set to a namespace of

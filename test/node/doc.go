@@ -4,7 +4,7 @@ runc, the CNI bridge and kube-proxy; see localcluster.Options.RealNode) what
 kwok's pods cannot: that the memcached the operator deploys starts and
 serves, and that the operator image runs as a pod.
 
-  - memcached_test.go, with the operator on the host (local webhooks): a
+  - With the operator on the host (local webhooks): a
     Memcached of size 3 gets three pods Running and Ready on the real node,
     each storing and returning an item through its pod IP with 64 MiB for
     items; the processes run as UID 11211 with no capabilities, seccomp,
@@ -19,14 +19,14 @@ serves, and that the operator image runs as a pod.
     set to a second tag rolls every Memcached once onto it; a Memcached
     with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
     which one at the defaults refuses.
-  - inclusteroperator_test.go: `kustomize build config/default | kubectl
+  - `kustomize build config/default | kubectl
     apply` with cert-manager's controllers in the test process and the
     operator image built from this tree: the manager pod is Ready on the
     real node and reaches the API server through the kubernetes Service;
     the API server calls its webhooks through their Service and refuses a
     bad Memcached; a good one becomes serving memcached pods; /metrics
     answers a bound ServiceAccount token and refuses an anonymous caller.
-  - localcluster_test.go: `make local-cluster LOCAL_CLUSTER_NODE=real` runs
+  - `make local-cluster LOCAL_CLUSTER_NODE=real` runs
     a pod for real, and `make local-cluster-down` leaves no process, mount,
     network interface or iptables rule behind; so does the suite's own
     cluster when it stops.
