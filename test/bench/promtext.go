@@ -1,122 +1,58 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
+	"cmp"
+	"iter"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// sample is one line of the Prometheus text format.
-type sample struct {
-	name   string
-	labels map[string]string
-	value  float64
-}
-
 // metrics is a scrape of a /metrics endpoint in the Prometheus text format,
-// which both kube-apiserver and controller-runtime serve. A hand parser keeps
-// the bench free of a direct dependency the operator does not have.
-type metrics []sample
+// which both kube-apiserver and controller-runtime serve, by family name.
+type metrics map[string]*dto.MetricFamily
 
 func parseMetrics(text string) (metrics, error) {
-	var out metrics
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s, err := parseSample(line)
-		if err != nil {
-			return nil, fmt.Errorf("metrics line %q: %w", line, err)
-		}
-		out = append(out, s)
-	}
-	return out, sc.Err()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(strings.NewReader(text))
 }
 
-// parseSample reads `name{k="v",...} value [timestamp]`.
-func parseSample(line string) (sample, error) {
-	s := sample{labels: map[string]string{}}
-	i := strings.IndexAny(line, "{ ")
-	if i < 0 {
-		return s, fmt.Errorf("no value")
-	}
-	s.name, line = line[:i], line[i:]
-	if strings.HasPrefix(line, "{") {
-		line = line[1:]
-		for {
-			line = strings.TrimLeft(line, ", ")
-			if strings.HasPrefix(line, "}") {
-				line = line[1:]
-				break
+// series yields the series of family name that carry every label in want.
+func (m metrics) series(name string, want map[string]string) iter.Seq[*dto.Metric] {
+	return func(yield func(*dto.Metric) bool) {
+		for _, s := range m[name].GetMetric() {
+			if matches(s, want) && !yield(s) {
+				return
 			}
-			eq := strings.Index(line, "=\"")
-			if eq < 0 {
-				return s, fmt.Errorf("malformed labels")
-			}
-			key := line[:eq]
-			line = line[eq+2:]
-			var val strings.Builder
-			closed := false
-			for j := 0; j < len(line); j++ {
-				switch c := line[j]; {
-				case c == '\\' && j+1 < len(line):
-					j++
-					switch line[j] {
-					case 'n':
-						val.WriteByte('\n')
-					default:
-						val.WriteByte(line[j])
-					}
-				case c == '"':
-					line, closed = line[j+1:], true
-				default:
-					val.WriteByte(c)
-				}
-				if closed {
-					break
-				}
-			}
-			if !closed {
-				return s, fmt.Errorf("unterminated label value")
-			}
-			s.labels[key] = val.String()
 		}
 	}
-	fields := strings.Fields(line)
-	if len(fields) == 0 {
-		return s, fmt.Errorf("no value")
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return s, err
-	}
-	s.value = v
-	return s, nil
 }
 
-// matches reports whether s carries every label in want.
-func (s sample) matches(want map[string]string) bool {
-	for k, v := range want {
-		if s.labels[k] != v {
-			return false
+func matches(s *dto.Metric, want map[string]string) bool {
+	found := 0
+	for _, l := range s.GetLabel() {
+		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
+			found++
 		}
 	}
-	return true
+	return found == len(want)
 }
 
-// sum adds up every sample of name that carries the labels in want.
+// value is a counter's, gauge's or untyped sample's value; the getters
+// return 0 for the kinds a series is not, so the sum is the one it is.
+func value(s *dto.Metric) float64 {
+	return s.GetCounter().GetValue() + s.GetGauge().GetValue() + s.GetUntyped().GetValue()
+}
+
+// sum adds up every series of name that carries the labels in want.
 func (m metrics) sum(name string, want map[string]string) float64 {
 	total := 0.0
-	for _, s := range m {
-		if s.name == name && s.matches(want) {
-			total += s.value
-		}
+	for s := range m.series(name, want) {
+		total += value(s)
 	}
 	return total
 }
@@ -125,20 +61,24 @@ func (m metrics) sum(name string, want map[string]string) float64 {
 // method: every request the process's clients sent.
 func (m metrics) clientRequestsByMethod() map[string]float64 {
 	out := map[string]float64{}
-	for _, s := range m {
-		if s.name == "rest_client_requests_total" {
-			out[s.labels["method"]] += s.value
+	for s := range m.series("rest_client_requests_total", nil) {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "method" {
+				out[l.GetValue()] += value(s)
+			}
 		}
 	}
 	return out
 }
 
-// labelValues lists the distinct values of label on the samples of name.
+// labelValues lists the distinct values of label on the series of name.
 func (m metrics) labelValues(name, label string) []string {
 	var out []string
-	for _, s := range m {
-		if v, ok := s.labels[label]; ok && s.name == name && !slices.Contains(out, v) {
-			out = append(out, v)
+	for s := range m.series(name, nil) {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == label && !slices.Contains(out, l.GetValue()) {
+				out = append(out, l.GetValue())
+			}
 		}
 	}
 	slices.Sort(out)
@@ -151,34 +91,22 @@ type bucket struct {
 	count float64
 }
 
-// histogram returns the cumulative buckets of histogram name (without the
-// _bucket suffix), summed over every series carrying the labels in want,
-// sorted by bound.
+// histogram returns the cumulative buckets of histogram name, +Inf
+// included, summed over every series carrying the labels in want, sorted by
+// bound.
 func (m metrics) histogram(name string, want map[string]string) []bucket {
 	byLE := map[float64]float64{}
-	for _, s := range m {
-		if s.name != name+"_bucket" || !s.matches(want) {
-			continue
+	for s := range m.series(name, want) {
+		for _, b := range s.GetHistogram().GetBucket() {
+			// The parser keeps a count in exactly one of the two fields.
+			byLE[b.GetUpperBound()] += float64(b.GetCumulativeCount()) + b.GetCumulativeCountFloat()
 		}
-		le, err := strconv.ParseFloat(s.labels["le"], 64)
-		if err != nil {
-			continue
-		}
-		byLE[le] += s.value
 	}
 	out := make([]bucket, 0, len(byLE))
 	for le, c := range byLE {
 		out = append(out, bucket{le: le, count: c})
 	}
-	slices.SortFunc(out, func(a, b bucket) int {
-		switch {
-		case a.le < b.le:
-			return -1
-		case a.le > b.le:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b bucket) int { return cmp.Compare(a.le, b.le) })
 	return out
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -12,10 +13,12 @@ apiserver_admission_webhook_admission_duration_seconds_bucket{name="m.kb.io",ope
 apiserver_admission_webhook_admission_duration_seconds_bucket{name="m.kb.io",operation="CREATE",rejected="false",type="admit",le="0.1"} 100
 apiserver_admission_webhook_admission_duration_seconds_bucket{name="m.kb.io",operation="CREATE",rejected="false",type="admit",le="+Inf"} 100
 apiserver_admission_webhook_admission_duration_seconds_count{name="m.kb.io",operation="CREATE",rejected="false",type="admit"} 100
+# TYPE rest_client_requests_total counter
 rest_client_requests_total{code="200",host="127.0.0.1:6443",method="GET"} 7
 rest_client_requests_total{code="201",host="127.0.0.1:6443",method="PATCH"} 3
 rest_client_requests_total{code="409",host="127.0.0.1:6443",method="PATCH"} 1
 odd_label{v="a\"b,c}"} 1
+# TYPE go_goroutines gauge
 go_goroutines 42
 `
 
@@ -30,6 +33,12 @@ func TestParseMetrics(t *testing.T) {
 	byMethod := m.clientRequestsByMethod()
 	if byMethod["PATCH"] != 4 || byMethod["GET"] != 7 {
 		t.Errorf("by method = %v, want PATCH 4 GET 7", byMethod)
+	}
+	if got := m.sum("rest_client_requests_total", map[string]string{"method": "PATCH", "code": "409"}); got != 1 {
+		t.Errorf("PATCH 409 = %v, want 1", got)
+	}
+	if got := m.labelValues("apiserver_admission_webhook_admission_duration_seconds", "name"); !slices.Equal(got, []string{"m.kb.io"}) {
+		t.Errorf("webhook names = %v", got)
 	}
 	if got := m.sum("odd_label", map[string]string{"v": `a"b,c}`}); got != 1 {
 		t.Errorf("escaped label value not parsed: %v", m)

@@ -99,7 +99,7 @@ func (b *bench) webhook(ctx context.Context) error {
 	if len(r.Webhooks) == 0 {
 		return fmt.Errorf("kube-apiserver recorded no webhook call (%s of CREATE)", apiServerWebhookHistogram)
 	}
-	for _, path := range op1.labelValues(handlerHistogram+"_bucket", "webhook") {
+	for _, path := range op1.labelValues(handlerHistogram, "webhook") {
 		sel := map[string]string{"webhook": path}
 		h := histogramDelta(op0.histogram(handlerHistogram, sel), op1.histogram(handlerHistogram, sel))
 		if total(h) > 0 {
@@ -128,8 +128,8 @@ func (b *bench) webhook(ctx context.Context) error {
 func admissionLatencies(before, after metrics, operation string) ([]webhookLatency, []float64) {
 	var out []webhookLatency
 	var bounds []float64
-	types := after.labelValues(apiServerWebhookHistogram+"_bucket", "type")
-	for _, name := range after.labelValues(apiServerWebhookHistogram+"_bucket", "name") {
+	types := after.labelValues(apiServerWebhookHistogram, "type")
+	for _, name := range after.labelValues(apiServerWebhookHistogram, "name") {
 		sel := map[string]string{"operation": operation, "name": name}
 		h := histogramDelta(before.histogram(apiServerWebhookHistogram, sel), after.histogram(apiServerWebhookHistogram, sel))
 		if total(h) == 0 {
@@ -161,7 +161,7 @@ func slowestWebhook(hooks []webhookLatency) webhookLatency {
 // webhookType is the type label (admit or validating) of a webhook's series.
 func webhookType(m metrics, name string, types []string) string {
 	for _, t := range types {
-		if m.sum(apiServerWebhookHistogram+"_count", map[string]string{"name": name, "type": t}) > 0 {
+		if total(m.histogram(apiServerWebhookHistogram, map[string]string{"name": name, "type": t})) > 0 {
 			return t
 		}
 	}
