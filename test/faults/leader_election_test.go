@@ -101,7 +101,8 @@ func (o *operator) leads(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return operatorproc.MetricSum(text, "leader_election_master_status", `name="`+leaseName+`"`) == 1, nil
+	v, err := operatorproc.MetricSum(text, "leader_election_master_status", map[string]string{"name": leaseName})
+	return v == 1, err
 }
 
 // waitDeployment waits until the operator has created a Memcached's

@@ -2,34 +2,34 @@ package operatorproc
 
 import (
 	"context"
-	"strconv"
 	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// MetricSum adds up the samples of the metric name, in the Prometheus text
-// format, whose label set holds every one of labels (`key="value"`). The
-// suite reads one counter and one gauge, so a scan of the lines does; a
-// Prometheus parser would be a direct dependency the operator does not have.
-func MetricSum(text, name string, labels ...string) float64 {
+// MetricSum adds up the counter, gauge or untyped series of the metric name,
+// in the Prometheus text format, that carry every one of labels.
+func MetricSum(text, name string, labels map[string]string) (float64, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return 0, err
+	}
 	var sum float64
-	for line := range strings.SplitSeq(text, "\n") {
-		rest, ok := strings.CutPrefix(line, name)
-		if !ok || (rest != "" && rest[0] != '{' && rest[0] != ' ') {
-			continue
+	for _, m := range families[name].GetMetric() {
+		found := 0
+		for _, l := range m.GetLabel() {
+			if v, ok := labels[l.GetName()]; ok && v == l.GetValue() {
+				found++
+			}
 		}
-		matches := true
-		for _, l := range labels {
-			matches = matches && strings.Contains(rest, l)
-		}
-		fields := strings.Fields(rest[strings.LastIndex(rest, "}")+1:])
-		if !matches || len(fields) == 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
-			sum += v
+		// The getters return 0 for the kinds a series is not.
+		if found == len(labels) {
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
 		}
 	}
-	return sum
+	return sum, nil
 }
 
 // Reconciles is controller_runtime_reconcile_total of the Memcached
@@ -40,5 +40,5 @@ func (o *Operator) Reconciles(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return MetricSum(text, "controller_runtime_reconcile_total", `controller="memcached"`), nil
+	return MetricSum(text, "controller_runtime_reconcile_total", map[string]string{"controller": "memcached"})
 }

@@ -14,17 +14,17 @@ process_open_fds 12
 `
 	for _, c := range []struct {
 		name   string
-		labels []string
+		labels map[string]string
 		want   float64
 	}{
-		{"controller_runtime_reconcile_total", []string{`controller="memcached"`}, 42},
+		{"controller_runtime_reconcile_total", map[string]string{"controller": "memcached"}, 42},
 		{"controller_runtime_reconcile_total", nil, 49},
-		{"controller_runtime_reconcile_total", []string{`controller="absent"`}, 0},
+		{"controller_runtime_reconcile_total", map[string]string{"controller": "absent"}, 0},
 		{"leader_election_master_status", nil, 1},
 		{"process_open_fds", nil, 12},
 	} {
-		if got := MetricSum(text, c.name, c.labels...); got != c.want {
-			t.Errorf("MetricSum(%s, %v) = %v, want %v", c.name, c.labels, got, c.want)
+		if got, err := MetricSum(text, c.name, c.labels); got != c.want || err != nil {
+			t.Errorf("MetricSum(%s, %v) = %v, %v, want %v", c.name, c.labels, got, err, c.want)
 		}
 	}
 }
