@@ -1,10 +1,10 @@
 package images
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -26,38 +26,28 @@ type Stage struct {
 // the instructions a final stage of this project uses and refuses any other,
 // so that a new instruction cannot be silently left out of the test image.
 func ParseDockerfile(path string) (Stage, error) {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Stage{}, err
 	}
-	defer func() { _ = f.Close() }()
-	var lines []string
-	var cont strings.Builder
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "#") || (line == "" && cont.Len() == 0) {
-			continue
+	// Comment lines go before continuations are joined: as for Docker, one
+	// inside a continued instruction does not end it.
+	var kept []string
+	for line := range strings.Lines(string(raw)) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			kept = append(kept, line)
 		}
-		if strings.HasSuffix(line, "\\") {
-			cont.WriteString(strings.TrimSuffix(line, "\\") + " ")
-			continue
-		}
-		cont.WriteString(line)
-		lines = append(lines, cont.String())
-		cont.Reset()
 	}
-	if err := sc.Err(); err != nil {
-		return Stage{}, err
-	}
+	lines := strings.Split(continuation.ReplaceAllString(strings.Join(kept, ""), " "), "\n")
 	// Every stage is parsed, the last one is returned; only the final
 	// stage must hold nothing but what the image builder copies.
 	var s Stage
 	var unknown []string
 	for _, line := range lines {
-		instr, rest, _ := strings.Cut(line, " ")
+		instr, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		instr, rest = strings.ToUpper(instr), strings.TrimSpace(rest)
 		switch instr {
+		case "": // a blank line
 		case "FROM":
 			s, unknown = Stage{From: strings.Fields(rest)[0], Labels: map[string]string{}}, nil
 		case "USER":
@@ -76,12 +66,14 @@ func ParseDockerfile(path string) (Stage, error) {
 				s.ExposedPorts = append(s.ExposedPorts, p)
 			}
 		case "LABEL":
-			labels, err := parseLabels(rest)
-			if err != nil {
-				return Stage{}, fmt.Errorf("%s: LABEL %s: %w", path, rest, err)
+			if strings.TrimSpace(labelPair.ReplaceAllString(rest, "")) != "" {
+				return Stage{}, fmt.Errorf("%s: LABEL %s: want key=value pairs, values bare or double-quoted", path, rest)
 			}
-			for k, v := range labels {
-				s.Labels[k] = v
+			for _, kv := range labelPair.FindAllStringSubmatch(rest, -1) {
+				if v, quoted := strings.CutPrefix(kv[2], `"`); quoted {
+					kv[2] = strings.ReplaceAll(strings.TrimSuffix(v, `"`), `\"`, `"`)
+				}
+				s.Labels[kv[1]] = kv[2]
 			}
 		case "COPY":
 			var args []string
@@ -111,28 +103,10 @@ func ParseDockerfile(path string) (Stage, error) {
 	return s, nil
 }
 
-// parseLabels reads LABEL's key=value pairs; values may be double-quoted.
-func parseLabels(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
-		key, rest, ok := strings.Cut(s, "=")
-		if !ok || key == "" || strings.ContainsAny(key, " \t") {
-			return nil, fmt.Errorf("want key=value at %q", s)
-		}
-		var value string
-		if strings.HasPrefix(rest, `"`) {
-			end := 1
-			for ; end < len(rest) && (rest[end] != '"' || rest[end-1] == '\\'); end++ {
-			}
-			if end == len(rest) {
-				return nil, fmt.Errorf("unterminated quote at %q", rest)
-			}
-			value, rest = strings.ReplaceAll(rest[1:end], `\"`, `"`), rest[end+1:]
-		} else {
-			value, rest, _ = strings.Cut(rest, " ")
-		}
-		out[key] = value
-		s = rest
-	}
-	return out, nil
-}
+var (
+	// continuation is a backslash that ends a line, which joins it to the next.
+	continuation = regexp.MustCompile(`\\[ \t]*\r?\n`)
+	// labelPair is one key=value of LABEL, the value bare or double-quoted
+	// with \" inside; an unterminated quote matches nothing, so is refused.
+	labelPair = regexp.MustCompile(`([^\s="]+)=("(?:[^"\\]|\\.)*"|[^\s"]*)`)
+)

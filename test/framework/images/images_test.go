@@ -89,6 +89,7 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 		"ADD in the final stage": "FROM scratch\nADD a /a\n",
 		"shell-form entrypoint":  "FROM scratch\nENTRYPOINT /manager\n",
 		"no FROM":                "USER 1\n",
+		"unterminated LABEL":     "FROM scratch\nLABEL a=\"x b=y\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "Dockerfile")
