@@ -12,7 +12,7 @@ machine's load cannot explain.
 	go run ./test/bench -n 1000                 # the published figures (~18 min)
 	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
-	go run ./test/bench -render                 # docs/benchmarks.md from docs/bench/results.json
+	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/results.json
 
 # What it runs
 

@@ -31,13 +31,13 @@ func main() {
 	if o.render {
 		r, err := readResults(o.out)
 		if err == nil {
-			err = updateReport(o.doc, r)
+			err = errors.Join(updateReport(o.doc, r), writePlot(o.plot, r))
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("bench: %s rewritten from %s\n", o.doc, o.out)
+		fmt.Printf("bench: %s and %s rewritten from %s\n", o.doc, o.plot, o.out)
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -108,7 +108,7 @@ func parseOptions(args []string) (options, error) {
 		"results and plot in the work directory unless -out/-plot are set; fails only if a scenario cannot complete")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.doc, "doc", "", "document whose generated section the results rewrite (default docs/benchmarks.md; none with -smoke)")
-	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated section from the results file -out")
+	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated section and the -plot from the results file -out")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
