@@ -2,28 +2,40 @@ package main
 
 import (
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func TestPlotIsWellFormedSVG(t *testing.T) {
-	for name, all := range map[string][]series{
-		"empty":  nil,
-		"curves": {{"converge <1000>", "#000", []float64{0.5, 1, 2.5}}, {"resize", "#f00", []float64{3}}},
+	for name, r := range map[string]*results{
+		"empty": {},
+		"curves": {Scenarios: scenarioResults{
+			Converge: &convergeResult{Objects: 3, ToSize: 3, ConvergedAt: []float64{0.5, 1, 2.5}},
+			Resize:   &convergeResult{Objects: 1, FromSize: 3, ToSize: 5, ConvergedAt: []float64{3}},
+		}},
 	} {
-		svg := plotSVG(all, machine{CPUs: 2, MemoryGiB: 24, Kubernetes: "v1.37.2"})
-		dec := xml.NewDecoder(strings.NewReader(svg))
-		for {
-			_, err := dec.Token()
-			if err != nil {
-				if err.Error() != "EOF" {
-					t.Errorf("%s: not well-formed XML: %v", name, err)
-				}
-				break
-			}
+		path := filepath.Join(t.TempDir(), "plot", "converge.svg")
+		if err := writePlot(path, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		if !strings.HasPrefix(svg, "<svg") || !strings.HasSuffix(svg, "</svg>\n") {
-			t.Errorf("%s: not an SVG document", name)
+		svg, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Unmarshal reads the whole root element, so it fails on any
+		// malformed part and on a root other than svg.
+		if err := xml.Unmarshal(svg, &struct {
+			XMLName xml.Name `xml:"svg"`
+		}{}); err != nil {
+			t.Errorf("%s: not an SVG document: %v", name, err)
+		}
+		if !strings.Contains(string(svg), "objects Available at the requested size") {
+			t.Errorf("%s: no axis label", name)
+		}
+		if name == "curves" && !strings.Contains(string(svg), "resize storm: 1 objects 3 -&gt; 5") {
+			t.Errorf("%s: no legend for the resize curve", name)
 		}
 	}
 }
