@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
@@ -162,7 +163,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		}
 	}
 
-	ps, err := FreePorts(9)
+	ps, err := addr.FreePorts(9)
 	if err != nil {
 		return fmt.Errorf("picking ports: %w", err)
 	}

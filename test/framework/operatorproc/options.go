@@ -77,11 +77,10 @@ type Ports struct {
 
 // args is the operator's command line for o on ports.
 func (o Options) args(p Ports) []string {
-	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	args := append([]string{}, o.Args...)
 	args = append(args,
-		"--health-probe-bind-address="+addr(p.Probe),
-		"--metrics-bind-address="+addr(p.Metrics),
+		"--health-probe-bind-address="+loopbackAddr(p.Probe),
+		"--metrics-bind-address="+loopbackAddr(p.Metrics),
 		"--metrics-secure="+strconv.FormatBool(o.SecureMetrics),
 	)
 	if o.MetricsCertDir != "" {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
@@ -44,7 +44,7 @@ func Start(ctx context.Context, opts Options) (*Operator, error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 2 * time.Minute
 	}
-	ps, err := localcluster.FreePorts(3)
+	ps, err := addr.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +133,10 @@ func (o *Operator) Ports() Ports { return o.ports }
 func (o *Operator) Options() Options { return o.opts }
 
 // ProbeURL is the base URL of /healthz and /readyz.
-func (o *Operator) ProbeURL() string { return "http://" + addr(o.ports.Probe) }
+func (o *Operator) ProbeURL() string { return "http://" + loopbackAddr(o.ports.Probe) }
 
 // MetricsAddr is the metrics server's host:port.
-func (o *Operator) MetricsAddr() string { return addr(o.ports.Metrics) }
+func (o *Operator) MetricsAddr() string { return loopbackAddr(o.ports.Metrics) }
 
 // MetricsURL is the /metrics URL, https with SecureMetrics.
 func (o *Operator) MetricsURL() string {
@@ -148,7 +148,7 @@ func (o *Operator) MetricsURL() string {
 }
 
 // WebhookAddr is the webhook server's host:port.
-func (o *Operator) WebhookAddr() string { return addr(o.ports.Webhook) }
+func (o *Operator) WebhookAddr() string { return loopbackAddr(o.ports.Webhook) }
 
 // Metrics reads /metrics in the Prometheus text format; for plain-HTTP
 // metrics only (SecureMetrics false).
@@ -159,4 +159,4 @@ func (o *Operator) Metrics(ctx context.Context) (string, error) {
 	return process.Get(ctx, o.MetricsURL())
 }
 
-func addr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+func loopbackAddr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }

@@ -1,4 +1,4 @@
-package localcluster
+package addr
 
 import (
 	"errors"
