@@ -24,6 +24,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -148,14 +149,8 @@ func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
 // environ is a process's environment, read from the host.
 func environ(pid int) map[string]string {
 	GinkgoHelper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	env, err := process.ReadEnviron(pid)
 	Expect(err).NotTo(HaveOccurred())
-	env := map[string]string{}
-	for _, kv := range strings.Split(string(data), "\x00") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
 	return env
 }
 

@@ -3,10 +3,8 @@ package olm
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
 // What the bundle and the catalog name (bundle/ and make catalog).
@@ -232,13 +231,7 @@ func processEnv(ctx context.Context, pod *corev1.Pod) map[string]string {
 	Expect(i).NotTo(BeNumerically("<", 0), "pod %s has no %s container status", pod.Name, managerContainerName)
 	pid, err := cluster.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
 	Expect(err).NotTo(HaveOccurred())
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	env, err := process.ReadEnviron(pid)
 	Expect(err).NotTo(HaveOccurred())
-	env := map[string]string{}
-	for _, kv := range strings.Split(string(data), "\x00") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
 	return env
 }

@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -121,6 +122,30 @@ func TestReadUsageOfThisProcess(t *testing.T) {
 	// The test binary's own pages are mapped from its file.
 	if u.FileRSSBytes <= 0 || u.FileRSSBytes >= u.RSSBytes {
 		t.Errorf("usage %+v: want 0 < file-backed RSS < RSS", u)
+	}
+}
+
+func TestReadEnviron(t *testing.T) {
+	spec := sleepSpec(t)
+	spec.Env = []string{"PLAIN=1", "WITH_EQUALS=a=b", "EMPTY="}
+	p, err := Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Kill() }()
+	// Start returns once execve has begun; the kernel sets the new
+	// environment up a moment later, so an early read finds none.
+	var env map[string]string
+	if err := p.WaitFor(context.Background(), "its environment", func(context.Context) (err error) {
+		if env, err = ReadEnviron(p.PID()); err == nil && len(env) == 0 {
+			err = errors.New("empty environment")
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"PLAIN": "1", "WITH_EQUALS": "a=b", "EMPTY": ""}; !maps.Equal(env, want) {
+		t.Errorf("ReadEnviron = %v, want %v", env, want)
 	}
 }
 
