@@ -23,11 +23,11 @@ other):
     that certificate, a bad Memcached refused through the webhook, a good
     one defaulted and reconciled into serving pods with the proxy; no proxy
     password in the operator's log; its rules granted in every namespace.
-  - Upgrade: a second bundle version replacing the first, while
-    package admissionprobe makes dry-run creates that admission must admit
-    and must refuse, 20 rounds a second; every answer must be the one the
-    content calls for. The old CSV, its webhooks and its pod go, the new pod
-    serves, the Memcached keeps its pods.
+  - Upgrade: a second bundle version replacing the first, while a probe
+    makes dry-run creates that admission must admit and must refuse, 20
+    rounds a second; every answer must be the one the content calls for.
+    The old CSV, its webhooks and its pod go, the new pod serves, the
+    Memcached keeps its pods.
   - The AllNamespaces install is removed with its namespaces; then two
     OwnNamespace installs, a SingleNamespace and a MultiNamespace install
     side by side: each CSV succeeds, each operator watches exactly its

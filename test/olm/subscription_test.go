@@ -24,7 +24,6 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/framework/admissionprobe"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -225,7 +224,7 @@ var _ = Describe("OLM installs on a cluster with an egress proxy and a real node
 			catalogServers = append(catalogServers, p)
 
 			By("writing through admission without pause: dry-run creates the webhooks must admit and ones they must refuse")
-			probe := admissionprobe.Start(ctx, admissionprobe.Options{
+			probe := startAdmissionProbe(ctx, probeOptions{
 				Client: k8s,
 				Good: func(i int) client.Object {
 					return gen.Memcached(memcachedNamespace, "probe-"+strconv.Itoa(i))
