@@ -25,7 +25,6 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/test/framework/apicount"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
@@ -87,7 +86,7 @@ var _ = BeforeSuite(func() {
 // operator is a running manager with the Memcached reconciler, its API
 // requests counted.
 type operator struct {
-	requests *apicount.Counter
+	requests *requestCounter
 	// cache is the manager's informer cache, to prove what it holds.
 	cache cache.Cache
 	stop  func()
@@ -103,8 +102,7 @@ func suiteOptions() controllers.Options {
 // main.go wires it.
 func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *operator {
 	GinkgoHelper()
-	requests := apicount.New()
-	cfg := requests.Wrap(rest.CopyConfig(cluster.RestConfig()))
+	cfg, requests := countRequests(rest.CopyConfig(cluster.RestConfig()))
 	mgrOpts := ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  controllers.CacheOptions([]string{watchedNS}),

@@ -1,0 +1,108 @@
+package controllers_test
+
+import (
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// requestCounter counts the requests a client makes to the API server by
+// "VERB resource[/subresource]" (e.g. "PATCH memcacheds/status"), so that
+// specs can assert how many writes the reconciler costs the control plane.
+type requestCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// countRequests makes every client built from cfg count its requests in
+// the returned counter.
+func countRequests(cfg *rest.Config) (*rest.Config, *requestCounter) {
+	c := &requestCounter{counts: map[string]int{}}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return countingRoundTripper{next: rt, counter: c}
+	})
+	return cfg, c
+}
+
+// Writes returns the counts of requests that change state: POST, PUT, PATCH
+// and DELETE.
+func (c *requestCounter) Writes() map[string]int {
+	c.mu.Lock()
+	counts := maps.Clone(c.counts)
+	c.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range counts {
+		verb, _, _ := strings.Cut(k, " ")
+		switch verb {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			out[k] = n
+		}
+	}
+	return out
+}
+
+type countingRoundTripper struct {
+	next    http.RoundTripper
+	counter *requestCounter
+}
+
+func (rt countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	key := req.Method + " " + apiResource(req.URL.Path)
+	rt.counter.mu.Lock()
+	rt.counter.counts[key]++
+	rt.counter.mu.Unlock()
+	return rt.next.RoundTrip(req)
+}
+
+// apiResource extracts "resource" or "resource/subresource" from an API
+// path such as /apis/apps/v1/namespaces/ns/deployments/name/scale; paths
+// outside the resource API (discovery, /healthz) are returned as they are.
+func apiResource(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var tail []string
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		tail = parts[2:] // api/v1/...
+	case len(parts) >= 3 && parts[0] == "apis":
+		tail = parts[3:] // apis/group/version/...
+	default:
+		return path
+	}
+	if len(tail) > 2 && tail[0] == "namespaces" {
+		tail = tail[2:] // a namespaced resource, not the namespaces resource itself
+	}
+	switch len(tail) {
+	case 0:
+		return path
+	case 1, 2:
+		return tail[0]
+	default:
+		return tail[0] + "/" + tail[2]
+	}
+}
+
+func TestAPIResource(t *testing.T) {
+	tests := map[string]string{
+		"/apis/apps/v1/namespaces/ns/deployments":                         "deployments",
+		"/apis/apps/v1/namespaces/ns/deployments/x":                       "deployments",
+		"/apis/apps/v1/namespaces/ns/deployments/x/scale":                 "deployments/scale",
+		"/apis/cache.example.com/v1/namespaces/ns/memcacheds/m/status":    "memcacheds/status",
+		"/api/v1/namespaces/ns/pods":                                      "pods",
+		"/api/v1/namespaces/ns":                                           "namespaces",
+		"/api/v1/namespaces":                                              "namespaces",
+		"/apis/events.k8s.io/v1/namespaces/ns/events":                     "events",
+		"/apis/coordination.k8s.io/v1/namespaces/ns/leases/operator-lock": "leases",
+		"/api/v1/nodes/n1/status":                                         "nodes/status",
+		"/healthz":                                                        "/healthz",
+		"/apis":                                                           "/apis",
+	}
+	for path, want := range tests {
+		if got := apiResource(path); got != want {
+			t.Errorf("apiResource(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
