@@ -108,64 +108,100 @@ func loadLocalPKI(dir string, now time.Time) (localPKI, error) {
 // newLocalPKI makes a CA and a serving certificate for 127.0.0.1 and
 // localhost.
 func newLocalPKI(now time.Time) (localPKI, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := NewCA("memcached-operator local webhook CA", now.Add(-time.Hour), now.Add(localCAValidity))
 	if err != nil {
 		return localPKI{}, err
 	}
-	caTemplate := &x509.Certificate{
-		Subject:               pkix.Name{CommonName: "memcached-operator local webhook CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(localCAValidity),
+	certPEM, keyPEM, err := ca.Issue(x509.Certificate{
+		Subject:     pkix.Name{CommonName: localIP},
+		NotBefore:   now.Add(-time.Hour),
+		NotAfter:    now.Add(localCertValidity),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.ParseIP(localIP)},
+		DNSNames:    []string{localDNS},
+	})
+	if err != nil {
+		return localPKI{}, err
+	}
+	return localPKI{caPEM: ca.CertPEM, certPEM: certPEM, keyPEM: keyPEM}, nil
+}
+
+// CA is a certificate authority made on the spot, with an ECDSA P-256 key,
+// that signs leaf certificates only. Local mode makes one with each serving
+// certificate; the test framework's local clusters use it too, so that the
+// repository has one certificate generator.
+type CA struct {
+	// Cert is the CA's self-signed certificate, CertPEM the same in PEM.
+	Cert    *x509.Certificate
+	CertPEM []byte
+	key     *ecdsa.PrivateKey
+}
+
+// NewCA makes a CA named commonName, valid from notBefore to notAfter.
+func NewCA(commonName string, notBefore, notAfter time.Time) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	template := &x509.Certificate{
+		Subject:               pkix.Name{CommonName: commonName},
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		MaxPathLenZero:        true,
 	}
-	caDER, ca, err := signCertificate(caTemplate, caTemplate, &caKey.PublicKey, caKey)
+	der, err := createCertificate(template, template, &key.PublicKey, key)
 	if err != nil {
-		return localPKI{}, err
+		return nil, err
 	}
-
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return localPKI{}, err
+		return nil, err
 	}
-	template := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: localIP},
-		NotBefore:   now.Add(-time.Hour),
-		NotAfter:    now.Add(localCertValidity),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP(localIP)},
-		DNSNames:    []string{localDNS},
-	}
-	certDER, _, err := signCertificate(template, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return localPKI{}, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return localPKI{}, err
-	}
-	return localPKI{
-		caPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certDER}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-	}, nil
+	return &CA{Cert: cert, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), key: key}, nil
 }
 
-func signCertificate(template, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.PrivateKey) ([]byte, *x509.Certificate, error) {
+// KeyPEM is the CA's private key in PKCS #8 PEM, for a signer that issues
+// certificates of its own with it (a cluster's kube-controller-manager).
+func (ca *CA) KeyPEM() ([]byte, error) { return encodePrivateKey(ca.key) }
+
+// Issue signs a certificate for a new ECDSA P-256 key and returns both in
+// PEM. template gives the subject, validity, names and extended key usages;
+// Issue sets the serial number and the key usage.
+func (ca *CA) Issue(template x509.Certificate) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	template.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := createCertificate(&template, ca.Cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if keyPEM, err = encodePrivateKey(key); err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil
+}
+
+// createCertificate gives template a random serial number and signs it.
+func createCertificate(template, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.PrivateKey) ([]byte, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	template.SerialNumber = serial
-	der, err := x509.CreateCertificate(rand.Reader, template, parent, pub, signer)
+	return x509.CreateCertificate(rand.Reader, template, parent, pub, signer)
+}
+
+func encodePrivateKey(key *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	c, err := x509.ParseCertificate(der)
-	return der, c, err
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
 // write keeps the files in dir, which only the user may read. Each file is

@@ -2,6 +2,7 @@ package certs
 
 import (
 	"bytes"
+	"crypto/tls"
 	"crypto/x509"
 	"net"
 	"os"
@@ -79,6 +80,22 @@ func TestLocalPKICertificate(t *testing.T) {
 	}
 	if _, err := leaf.Verify(x509.VerifyOptions{Roots: x509.NewCertPool(), DNSName: "localhost"}); err == nil {
 		t.Error("verifies without the CA")
+	}
+}
+
+// A local cluster's controller manager signs with the CA's key: it must be
+// the key of the CA's certificate.
+func TestCAKeyPEMIsTheCertificatesKey(t *testing.T) {
+	ca, err := NewCA("test CA", time.Now(), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := ca.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tls.X509KeyPair(ca.CertPEM, keyPEM); err != nil {
+		t.Errorf("the CA's certificate and KeyPEM do not pair: %v", err)
 	}
 }
 

@@ -38,7 +38,7 @@ func (c *Cluster) WriteUserKubeconfig(path, user string, groups ...string) error
 	if c.pki == nil {
 		return errors.New("localcluster: not started")
 	}
-	kp, err := c.pki.ca.issue(pkix.Name{CommonName: user, Organization: groups}, nil, nil, x509.ExtKeyUsageClientAuth)
+	kp, err := issue(c.pki.ca, pkix.Name{CommonName: user, Organization: groups}, nil, nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		return err
 	}
@@ -94,6 +94,6 @@ func (c *Cluster) IssueServingCertificate(names ...string) (certPEM, keyPEM []by
 			dns = append(dns, n)
 		}
 	}
-	kp, err := c.pki.ca.issue(pkix.Name{CommonName: names[0]}, ips, dns, x509.ExtKeyUsageServerAuth)
+	kp, err := issue(c.pki.ca, pkix.Name{CommonName: names[0]}, ips, dns, x509.ExtKeyUsageServerAuth)
 	return kp.CertPEM, kp.KeyPEM, err
 }

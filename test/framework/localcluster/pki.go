@@ -1,7 +1,6 @@
 package localcluster
 
 import (
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,11 +8,12 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/example-inc/memcached-operator/certs"
 )
 
 // certValidity is long enough for a `make local-cluster` left running for
@@ -26,107 +26,30 @@ type keyPair struct {
 	KeyPEM  []byte
 }
 
-// authority is a throw-away certificate authority. One CA signs both the
-// serving certificates and the client certificates: the cluster lives on
-// loopback for minutes, so separate trust roots would buy nothing.
-type authority struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-	keyPair
-}
-
-func newKey() (*ecdsa.PrivateKey, error) {
-	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-}
-
-func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
-}
-
-func serialNumber() (*big.Int, error) {
-	return rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-}
-
-func newAuthority() (*authority, error) {
-	key, err := newKey()
-	if err != nil {
-		return nil, err
-	}
-	serial, err := serialNumber()
-	if err != nil {
-		return nil, err
-	}
+// issue signs a leaf certificate with the cluster's CA. Serving
+// certificates get IPs and DNS names; client certificates get the user name
+// as CN and the groups as O, which is how the API server's x509
+// authenticator reads them.
+func issue(ca *certs.CA, subject pkix.Name, ips []net.IP, dnsNames []string, usage x509.ExtKeyUsage) (keyPair, error) {
 	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "localcluster-ca"},
-		NotBefore:             now.Add(-time.Hour), // tolerate clock skew between processes
-		NotAfter:              now.Add(certValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	keyPEM, err := encodeKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return &authority{
-		cert:    cert,
-		key:     key,
-		keyPair: keyPair{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), KeyPEM: keyPEM},
-	}, nil
-}
-
-// issue signs a leaf certificate. Serving certificates get IPs and DNS names;
-// client certificates get the user name as CN and the groups as O, which is
-// how the API server's x509 authenticator reads them.
-func (a *authority) issue(subject pkix.Name, ips []net.IP, dnsNames []string, usage x509.ExtKeyUsage) (keyPair, error) {
-	key, err := newKey()
-	if err != nil {
-		return keyPair{}, err
-	}
-	serial, err := serialNumber()
-	if err != nil {
-		return keyPair{}, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      subject,
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		IPAddresses:  ips,
-		DNSNames:     dnsNames,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, key.Public(), a.key)
-	if err != nil {
-		return keyPair{}, err
-	}
-	keyPEM, err := encodeKey(key)
-	if err != nil {
-		return keyPair{}, err
-	}
-	return keyPair{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), KeyPEM: keyPEM}, nil
+	certPEM, keyPEM, err := ca.Issue(x509.Certificate{
+		Subject:     subject,
+		NotBefore:   now.Add(-time.Hour), // tolerate clock skew between processes
+		NotAfter:    now.Add(certValidity),
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
+		IPAddresses: ips,
+		DNSNames:    dnsNames,
+	})
+	return keyPair{CertPEM: certPEM, KeyPEM: keyPEM}, err
 }
 
 // pki is every credential of one cluster, written under <Dir>/pki.
 type pki struct {
 	dir string
-	ca  *authority
+	// ca signs both the serving certificates and the client certificates:
+	// the cluster lives on loopback for minutes, so separate trust roots
+	// would buy nothing.
+	ca *certs.CA
 	// serving is shared by the API server, controller manager and scheduler,
 	// on 127.0.0.1 or the real node's bridge address.
 	serving keyPair
@@ -169,7 +92,8 @@ func clientUsers() map[string]string {
 }
 
 func newPKI(dir string) (*pki, error) {
-	ca, err := newAuthority()
+	now := time.Now()
+	ca, err := certs.NewCA("localcluster-ca", now.Add(-time.Hour), now.Add(certValidity))
 	if err != nil {
 		return nil, fmt.Errorf("creating CA: %w", err)
 	}
@@ -177,19 +101,19 @@ func newPKI(dir string) (*pki, error) {
 	// The in-cluster names matter only to clients that reach the API server
 	// through the kubernetes Service; nothing here does, but they keep the
 	// certificate valid for tools that check.
-	p.serving, err = ca.issue(pkix.Name{CommonName: "localcluster-serving"},
+	p.serving, err = issue(ca, pkix.Name{CommonName: "localcluster-serving"},
 		[]net.IP{net.IPv4(127, 0, 0, 1), net.ParseIP(apiServerServiceIP), net.ParseIP(bridgeIP)},
 		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
 		x509.ExtKeyUsageServerAuth)
 	if err != nil {
 		return nil, fmt.Errorf("creating serving certificate: %w", err)
 	}
-	p.kubelet, err = ca.issue(pkix.Name{CommonName: RealNodeName}, []net.IP{net.ParseIP(bridgeIP)}, []string{RealNodeName}, x509.ExtKeyUsageServerAuth)
+	p.kubelet, err = issue(ca, pkix.Name{CommonName: RealNodeName}, []net.IP{net.ParseIP(bridgeIP)}, []string{RealNodeName}, x509.ExtKeyUsageServerAuth)
 	if err != nil {
 		return nil, fmt.Errorf("creating the kubelet's serving certificate: %w", err)
 	}
 	for id, user := range clientUsers() {
-		kp, err := ca.issue(pkix.Name{CommonName: user, Organization: []string{"system:masters"}}, nil, nil, x509.ExtKeyUsageClientAuth)
+		kp, err := issue(ca, pkix.Name{CommonName: user, Organization: []string{"system:masters"}}, nil, nil, x509.ExtKeyUsageClientAuth)
 		if err != nil {
 			return nil, fmt.Errorf("creating client certificate for %s: %w", id, err)
 		}
@@ -199,11 +123,15 @@ func newPKI(dir string) (*pki, error) {
 }
 
 func (p *pki) write() error {
-	saKey, err := newKey()
+	caKeyPEM, err := p.ca.KeyPEM()
 	if err != nil {
 		return err
 	}
-	saKeyPEM, err := encodeKey(saKey)
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	saKeyDER, err := x509.MarshalPKCS8PrivateKey(saKey)
 	if err != nil {
 		return err
 	}
@@ -216,14 +144,14 @@ func (p *pki) write() error {
 	}
 	files := map[string][]byte{
 		caCertFile:            p.ca.CertPEM,
-		caKeyFile:             p.ca.KeyPEM,
+		caKeyFile:             caKeyPEM,
 		servingCertFile:       p.serving.CertPEM,
 		servingKeyFile:        p.serving.KeyPEM,
 		kubeletCertFile:       p.kubelet.CertPEM,
 		kubeletKeyFile:        p.kubelet.KeyPEM,
 		kubeletClientCertFile: p.clients["apiserver"].CertPEM,
 		kubeletClientKeyFile:  p.clients["apiserver"].KeyPEM,
-		saKeyFile:             saKeyPEM,
+		saKeyFile:             pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: saKeyDER}),
 		saPubFile:             pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER}),
 	}
 	for name, data := range files {
