@@ -20,9 +20,9 @@ Every process listens on 127.0.0.1 only, on ports picked at start, and logs to
 <Dir>/logs/<component>.log. An admin kubeconfig is written to
 <Dir>/kubeconfig.
 
-With Options.RealNode the cluster also has a node that runs pods for real
-(node.go): containerd with runc and the CNI bridge plugin, kubelet and
-kube-proxy, on a bridge the launcher creates (localcluster0, 10.88.0.1/16).
+With Options.RealNode the cluster also has a node that runs pods for real:
+containerd with runc and the CNI bridge plugin, kubelet and kube-proxy, on
+a bridge the launcher creates (localcluster0, 10.88.0.1/16).
 The API server then listens on the bridge address, so that pods reach it
 through the kubernetes Service, and the fake nodes get a taint, so that pods
 run for real unless they tolerate kwok. Nothing is pulled: containerd's

@@ -1,0 +1,193 @@
+package localcluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// removeLeftovers removes what a node in l leaves when its processes are
+// killed rather than stopped: container processes and their shims, the
+// mounts under the node directory, the pods' cgroups, kube-proxy's iptables
+// chains and the network. It is safe to run when nothing is left.
+func removeLeftovers(l layout, kubeProxy string) error {
+	var errs []error
+	// Containers first: killing a shim would orphan its container.
+	errs = append(errs, killCgroupProcesses("kubepods"))
+	errs = append(errs, killShims(l.containerdSocket()))
+	errs = append(errs, unmountUnder(l.node()))
+	errs = append(errs, removeCgroups("kubepods"))
+	// --cleanup removes every KUBE-* chain and rule of both families but
+	// KUBE-FIREWALL, which kube-proxy shares with kubelet and leaves.
+	if _, err := os.Stat(kubeProxy); err == nil {
+		errs = append(errs, run(kubeProxy, "--cleanup"))
+	}
+	errs = append(errs, removeKubeFirewall())
+	errs = append(errs, networkDown())
+	return errors.Join(errs...)
+}
+
+// NodeLeftovers lists what a real node of the cluster in dir left on the
+// machine: processes started for it (their command lines name dir) or
+// running in the pods' cgroups, mounts under dir, the bridge, the Service
+// route, the forward guard and any KUBE-* iptables chain of either family.
+// It is empty after a clean Stop; tests assert that.
+func NodeLeftovers(dir string) ([]string, error) {
+	var left []string
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(cmdline) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		cgroup, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cgroup"))
+		if strings.Contains(string(cmdline), dir+"/") || strings.Contains(string(cgroup), "/kubepods") {
+			left = append(left, fmt.Sprintf("process %s: %s", e.Name(), strings.Join(args, " ")))
+		}
+	}
+	mounts, err := MountsUnder(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mounts {
+		left = append(left, "mount "+m)
+	}
+	if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
+		left = append(left, "network interface "+bridgeName)
+	}
+	if out, err := exec.Command("ip", "route", "show", serviceCIDR).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+		left = append(left, "route "+strings.TrimSpace(string(out)))
+	}
+	if run("iptables", append([]string{"-w", "-C"}, forwardGuard...)...) == nil {
+		left = append(left, "iptables rule "+strings.Join(forwardGuard, " "))
+	}
+	for _, tool := range []string{"iptables-save", "ip6tables-save"} {
+		out, err := exec.Command(tool).Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", tool, err)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "KUBE-") {
+				left = append(left, tool+": "+l)
+			}
+		}
+	}
+	return left, nil
+}
+
+// killShims kills the containerd-shim-runc-v2 processes serving the
+// containerd at socket; they outlive containerd on purpose.
+func killShims(socket string) error {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) > 0 && filepath.Base(args[0]) == "containerd-shim-runc-v2" && slices.Contains(args, socket) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	return nil
+}
+
+// cgroupMounts are the cgroup v1 hierarchies (and a v2 unified mount, if
+// any) of this machine.
+func cgroupMounts() ([]string, error) {
+	mounts, err := mountPoints()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range mounts {
+		if m.fsType == "cgroup" || m.fsType == "cgroup2" {
+			out = append(out, m.path)
+		}
+	}
+	return out, nil
+}
+
+// killCgroupProcesses kills every process in the cgroup name (and below) of
+// every hierarchy, until none is left.
+func killCgroupProcesses(name string) error {
+	roots, err := cgroupMounts()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var pids []int
+		for _, root := range roots {
+			_ = filepath.WalkDir(filepath.Join(root, name), func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
+					return nil
+				}
+				data, _ := os.ReadFile(p)
+				for _, f := range strings.Fields(string(data)) {
+					if pid, err := strconv.Atoi(f); err == nil && !slices.Contains(pids, pid) {
+						pids = append(pids, pid)
+					}
+				}
+				return nil
+			})
+		}
+		if len(pids) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes %v in cgroup %s survive SIGKILL", pids, name)
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// removeCgroups removes the cgroup name and everything below it, deepest
+// first, in every hierarchy. The cgroups must be empty.
+func removeCgroups(name string) error {
+	roots, err := cgroupMounts()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, root := range roots {
+		var dirs []string
+		_ = filepath.WalkDir(filepath.Join(root, name), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for _, d := range slices.Backward(dirs) {
+			if err := syscall.Rmdir(d); err != nil && !errors.Is(err, syscall.ENOENT) {
+				errs = append(errs, fmt.Errorf("removing cgroup %s: %w", d, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
