@@ -41,26 +41,19 @@ func removeLeftovers(l layout, kubeProxy string) error {
 // route, the forward guard and any KUBE-* iptables chain of either family.
 // It is empty after a clean Stop; tests assert that.
 func NodeLeftovers(dir string) ([]string, error) {
-	var left []string
-	entries, err := os.ReadDir("/proc")
+	procs, err := hostProcesses()
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		cgroup, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cgroup"))
-		if strings.Contains(string(cmdline), dir+"/") || strings.Contains(string(cgroup), "/kubepods") {
-			left = append(left, fmt.Sprintf("process %s: %s", e.Name(), strings.Join(args, " ")))
+	var left []string
+	for _, p := range procs {
+		cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", p.pid))
+		if slices.ContainsFunc(p.args, func(a string) bool { return strings.Contains(a, dir+"/") }) ||
+			strings.Contains(string(cgroup), "/kubepods") {
+			left = append(left, fmt.Sprintf("process %d: %s", p.pid, strings.Join(p.args, " ")))
 		}
 	}
-	mounts, err := MountsUnder(dir)
+	mounts, err := mountsUnder(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -90,25 +83,44 @@ func NodeLeftovers(dir string) ([]string, error) {
 	return left, nil
 }
 
-// killShims kills the containerd-shim-runc-v2 processes serving the
-// containerd at socket; they outlive containerd on purpose.
-func killShims(socket string) error {
+// hostProcess is a process of this machine, as /proc shows it.
+type hostProcess struct {
+	pid  int
+	args []string
+}
+
+// hostProcesses lists the processes that have a command line (kernel
+// threads have none).
+func hostProcesses() ([]hostProcess, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []hostProcess
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
+		if err != nil || len(cmdline) == 0 {
 			continue
 		}
-		args := strings.Split(string(cmdline), "\x00")
-		if len(args) > 0 && filepath.Base(args[0]) == "containerd-shim-runc-v2" && slices.Contains(args, socket) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		out = append(out, hostProcess{pid: pid, args: strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")})
+	}
+	return out, nil
+}
+
+// killShims kills the containerd-shim-runc-v2 processes serving the
+// containerd at socket; they outlive containerd on purpose.
+func killShims(socket string) error {
+	procs, err := hostProcesses()
+	if err != nil {
+		return err
+	}
+	for _, p := range procs {
+		if filepath.Base(p.args[0]) == "containerd-shim-runc-v2" && slices.Contains(p.args, socket) {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
 		}
 	}
 	return nil

@@ -54,8 +54,8 @@ func unescapeMountPath(s string) string {
 	return b.String()
 }
 
-// MountsUnder lists the mount points at or under dir, deepest first.
-func MountsUnder(dir string) ([]string, error) {
+// mountsUnder lists the mount points at or under dir, deepest first.
+func mountsUnder(dir string) ([]string, error) {
 	mounts, err := mountPoints()
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func MountsUnder(dir string) ([]string, error) {
 // unmountUnder detaches every mount at or under dir, deepest first.
 func unmountUnder(dir string) error {
 	for range 5 {
-		mounts, err := MountsUnder(dir)
+		mounts, err := mountsUnder(dir)
 		if err != nil || len(mounts) == 0 {
 			return err
 		}
@@ -81,7 +81,7 @@ func unmountUnder(dir string) error {
 			_ = syscall.Unmount(m, syscall.MNT_DETACH)
 		}
 	}
-	mounts, err := MountsUnder(dir)
+	mounts, err := mountsUnder(dir)
 	if err == nil && len(mounts) > 0 {
 		err = fmt.Errorf("mounts left under %s: %v", dir, mounts)
 	}
