@@ -254,7 +254,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(syscall.Kill(launcher, 0)).To(MatchError(syscall.ESRCH), "the launcher is gone")
-		Expect(localcluster.NodeLeftovers(dir)).To(BeEmpty(), "no process of the cluster is left")
+		Expect(localcluster.Leftovers(dir)).To(BeEmpty(), "no process or mount of the cluster is left")
 	}, SpecTimeout(3*time.Minute))
 
 	It("starts the cluster again with the user's objects, or empty with LOCAL_CLUSTER_FRESH=true", func(ctx SpecContext) {

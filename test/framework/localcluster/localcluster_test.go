@@ -177,6 +177,7 @@ var _ = Describe("Cluster", Ordered, func() {
 	It("stops every process it started", func() {
 		pids := cluster.PIDs()
 		Expect(pids).To(HaveLen(5))
+		Expect(localcluster.Leftovers(dir)).NotTo(BeEmpty(), "a running cluster is found by the check")
 
 		begin := time.Now()
 		Expect(cluster.Stop()).To(Succeed())
@@ -190,6 +191,7 @@ var _ = Describe("Cluster", Ordered, func() {
 			Expect(syscall.Kill(-pid, 0)).To(MatchError(syscall.ESRCH), "process group of %s (%d) not empty", c, pid)
 		}
 		Expect(childProcesses()).To(BeEmpty(), "children of the test process")
+		Expect(localcluster.Leftovers(dir)).To(BeEmpty())
 		Expect(cluster.Stop()).To(Succeed(), "Stop is idempotent")
 	})
 })

@@ -1,11 +1,9 @@
 package localcluster
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -35,12 +33,11 @@ func removeLeftovers(l layout, kubeProxy string) error {
 	return errors.Join(errs...)
 }
 
-// NodeLeftovers lists what a real node of the cluster in dir left on the
-// machine: processes started for it (their command lines name dir) or
-// running in the pods' cgroups, mounts under dir, the bridge, the Service
-// route, the forward guard and any KUBE-* iptables chain of either family.
-// It is empty after a clean Stop; tests assert that.
-func NodeLeftovers(dir string) ([]string, error) {
+// Leftovers lists what the cluster in dir left running on the machine:
+// processes started for it (their command lines name dir) or running in a
+// real node's pod cgroups, and mounts under dir. It is empty after a clean
+// Stop; tests assert that.
+func Leftovers(dir string) ([]string, error) {
 	procs, err := hostProcesses()
 	if err != nil {
 		return nil, err
@@ -60,27 +57,23 @@ func NodeLeftovers(dir string) ([]string, error) {
 	for _, m := range mounts {
 		left = append(left, "mount "+m)
 	}
-	if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
-		left = append(left, "network interface "+bridgeName)
-	}
-	if out, err := exec.Command("ip", "route", "show", serviceCIDR).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
-		left = append(left, "route "+strings.TrimSpace(string(out)))
-	}
-	if run("iptables", append([]string{"-w", "-C"}, forwardGuard...)...) == nil {
-		left = append(left, "iptables rule "+strings.Join(forwardGuard, " "))
-	}
-	for _, tool := range []string{"iptables-save", "ip6tables-save"} {
-		out, err := exec.Command(tool).Output()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", tool, err)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "KUBE-") {
-				left = append(left, tool+": "+l)
-			}
-		}
-	}
 	return left, nil
+}
+
+// NodeLeftovers is Leftovers plus what only a real node puts on the
+// machine (see networkLeftovers). Its iptables checks need the iptables
+// package, which only a real node requires: a cluster without one is
+// checked with Leftovers.
+func NodeLeftovers(dir string) ([]string, error) {
+	left, err := Leftovers(dir)
+	if err != nil {
+		return nil, err
+	}
+	network, err := networkLeftovers()
+	if err != nil {
+		return nil, err
+	}
+	return append(left, network...), nil
 }
 
 // hostProcess is a process of this machine, as /proc shows it.

@@ -88,3 +88,31 @@ func removeKubeFirewall() error {
 	}
 	return errors.Join(errs...)
 }
+
+// networkLeftovers lists what networkUp, kubelet and kube-proxy left of the
+// network: the bridge, the Service route, the forward guard and any KUBE-*
+// iptables chain of either family.
+func networkLeftovers() ([]string, error) {
+	var left []string
+	if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
+		left = append(left, "network interface "+bridgeName)
+	}
+	if out, err := exec.Command("ip", "route", "show", serviceCIDR).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+		left = append(left, "route "+strings.TrimSpace(string(out)))
+	}
+	if run("iptables", append([]string{"-w", "-C"}, forwardGuard...)...) == nil {
+		left = append(left, "iptables rule "+strings.Join(forwardGuard, " "))
+	}
+	for _, tool := range []string{"iptables-save", "ip6tables-save"} {
+		out, err := exec.Command(tool).Output()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", tool, err)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "KUBE-") {
+				left = append(left, tool+": "+l)
+			}
+		}
+	}
+	return left, nil
+}
