@@ -21,7 +21,7 @@ up() {
   else
     mkdir -p "$dir"
     rm -f "$kubeconfig" "$pidfile"
-    go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
+    go build -o "$root/bin/local-cluster" "$root/hack/local-cluster"
     args=(--dir "$dir" --bin-dir "$bin_dir")
     [[ ${LOCAL_CLUSTER_NODE:-} != real ]] || args+=(--real-node)
     [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || args+=(--fresh)
@@ -51,7 +51,7 @@ up() {
 # and iptables rules behind; the launcher's --cleanup removes them.
 cleanup_node() {
   if [[ -s /run/localcluster-node.lock ]]; then
-    go build -o "$root/bin/local-cluster" "$root/test/framework/localcluster/cmd/local-cluster"
+    go build -o "$root/bin/local-cluster" "$root/hack/local-cluster"
     "$root/bin/local-cluster" --cleanup --bin-dir "$bin_dir"
   fi
 }

@@ -54,7 +54,7 @@ Fault tests can stop and start the API server (StopAPIServer, StartAPIServer)
 or etcd (StopEtcd, StartEtcd); a restarted process keeps its port, flags and
 data, so clients built from RestConfig work again once it is back.
 
-The command cmd/local-cluster wraps this package for interactive use and for
+The command hack/local-cluster wraps this package for interactive use and for
 the Makefile.
 */
 package localcluster
