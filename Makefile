@@ -129,11 +129,11 @@ fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always r
 	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
 .PHONY: bench
-bench: control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (15 to 20 min); writes docs/bench and docs/benchmarks.md's results.
+bench: manifests generate control-plane ## Benchmarks on a local cluster: N=1000 Memcached, 10k unrelated pods (15 to 20 min); writes docs/bench and docs/benchmarks.md's results.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-smoke
-bench-smoke: control-plane ## Every benchmark scenario at N=20 (~90 s); fails if one cannot complete or a counted target (writes, idle reconciles) is missed.
+bench-smoke: manifests generate control-plane ## Every benchmark scenario at N=20 (~90 s); fails if one cannot complete or a counted target (writes, idle reconciles) is missed.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
 
 .PHONY: lint
@@ -203,20 +203,20 @@ ifndef ignore-not-found
 endif
 
 .PHONY: install
-install: manifests kustomize ## Install the CRD into the cluster of ~/.kube/config (or KUBECONFIG).
+install: manifests kustomize kubectl ## Install the CRD into the cluster of ~/.kube/config (or KUBECONFIG).
 	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" apply -f -
 
 .PHONY: uninstall
-uninstall: manifests kustomize ## Remove the CRD from the cluster. ignore-not-found=true ignores missing objects.
+uninstall: manifests kustomize kubectl ## Remove the CRD from the cluster. ignore-not-found=true ignores missing objects.
 	"$(KUSTOMIZE)" build config/crd | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator (needs cert-manager) to the cluster.
+deploy: manifests kustomize kubectl ## Deploy the operator (needs cert-manager) to the cluster.
 	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply -f -
 
 .PHONY: undeploy
-undeploy: kustomize ## Remove the operator from the cluster. ignore-not-found=true ignores missing objects.
+undeploy: kustomize kubectl ## Remove the operator from the cluster. ignore-not-found=true ignores missing objects.
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
 ##@ Bundle and catalog
