@@ -356,7 +356,9 @@ func (c *Cluster) stopAll() error {
 
 // StopComponent stops one component (SIGTERM, then SIGKILL after
 // Options.StopTimeout) and waits for it to exit. The rest of the cluster
-// keeps running; clients of a stopped API server get connection errors.
+// keeps running; clients of a stopped API server get connection errors,
+// and an API server without etcd answers with errors until etcd is back
+// (etcd first gives open watch streams its request timeout to end).
 func (c *Cluster) StopComponent(comp Component) error {
 	return c.withProc(comp, func(p *process.Process) error { return p.Stop(c.opts.StopTimeout) })
 }
@@ -406,23 +408,6 @@ func (c *Cluster) procLocked(comp Component) (*process.Process, error) {
 	}
 	return p, nil
 }
-
-// StopAPIServer stops kube-apiserver; see StopComponent.
-func (c *Cluster) StopAPIServer() error { return c.StopComponent(APIServer) }
-
-// StartAPIServer starts kube-apiserver again; see StartComponent.
-func (c *Cluster) StartAPIServer(ctx context.Context) error {
-	return c.StartComponent(ctx, APIServer)
-}
-
-// StopEtcd stops etcd; see StopComponent. The API server stays up and
-// answers with errors until etcd is back. While the API server is connected
-// this takes about 7 seconds: etcd gives open watch streams its request
-// timeout to end before closing them.
-func (c *Cluster) StopEtcd() error { return c.StopComponent(Etcd) }
-
-// StartEtcd starts etcd again on the same data; see StartComponent.
-func (c *Cluster) StartEtcd(ctx context.Context) error { return c.StartComponent(ctx, Etcd) }
 
 // RestConfig returns a new admin (system:masters) rest.Config for the API
 // server, with client-go's default rate limits; raise QPS and Burst on the

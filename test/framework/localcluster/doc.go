@@ -50,9 +50,9 @@ Typical use in a ginkgo suite:
 		Expect(err).NotTo(HaveOccurred())
 	})
 
-Fault tests can stop and start the API server (StopAPIServer, StartAPIServer)
-or etcd (StopEtcd, StartEtcd); a restarted process keeps its port, flags and
-data, so clients built from RestConfig work again once it is back.
+Fault tests can stop, kill and start any component (StopComponent,
+KillComponent, StartComponent); a restarted process keeps its port, flags
+and data, so clients built from RestConfig work again once it is back.
 
 The command hack/local-cluster wraps this package for interactive use and for
 the Makefile.

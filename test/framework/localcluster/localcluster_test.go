@@ -128,14 +128,14 @@ var _ = Describe("Cluster", Ordered, func() {
 		pid := cluster.PIDs()[localcluster.APIServer]
 
 		begin := time.Now()
-		Expect(cluster.StopAPIServer()).To(Succeed())
+		Expect(cluster.StopComponent(localcluster.APIServer)).To(Succeed())
 		AddReportEntry("API server stop time", time.Since(begin).Round(time.Millisecond).String())
 		Expect(cluster.PIDs()).NotTo(HaveKey(localcluster.APIServer))
 		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		Expect(err).To(HaveOccurred(), "the API server should be down")
 
 		begin = time.Now()
-		Expect(cluster.StartAPIServer(ctx)).To(Succeed())
+		Expect(cluster.StartComponent(ctx, localcluster.APIServer)).To(Succeed())
 		AddReportEntry("API server restart time", time.Since(begin).Round(time.Millisecond).String())
 		Expect(cluster.RestConfig().Host).To(Equal(host))
 		Expect(cluster.PIDs()[localcluster.APIServer]).NotTo(BeElementOf(0, pid))
@@ -149,7 +149,7 @@ var _ = Describe("Cluster", Ordered, func() {
 	It("restarts a crashed etcd with its data", func(ctx SpecContext) {
 		Expect(cluster.KillComponent(localcluster.Etcd)).To(Succeed())
 		begin := time.Now()
-		Expect(cluster.StartEtcd(ctx)).To(Succeed())
+		Expect(cluster.StartComponent(ctx, localcluster.Etcd)).To(Succeed())
 		AddReportEntry("etcd restart time", time.Since(begin).Round(time.Millisecond).String())
 
 		// Written before the restart, so read back from the kept data.
