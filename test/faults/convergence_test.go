@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
 )
 
 // problems lists every way the set's namespace differs from a converged
@@ -115,7 +116,7 @@ func (c *convergence) replicaSetsAndPods(deps map[string]metav1.Object) map[stri
 			c.report("pod %s is controlled by no live ReplicaSet", p.Name)
 			continue
 		}
-		if podReady(&p) && p.DeletionTimestamp.IsZero() {
+		if harness.PodReady(&p) && p.DeletionTimestamp.IsZero() {
 			ready[rsOwner[ref.UID]] = append(ready[rsOwner[ref.UID]], p.Name)
 		}
 	}
@@ -167,15 +168,6 @@ func objects[T any, PT interface {
 func controlledBy(o metav1.Object, uid types.UID) bool {
 	ref := metav1.GetControllerOf(o)
 	return ref != nil && ref.UID == uid
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func conditionSummary(conds []metav1.Condition) string {

@@ -111,7 +111,7 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 		for _, p := range pods {
 			g.Expect(p.Spec.NodeName).To(Equal(localcluster.RealNodeName), "pod %s", p.Name)
 			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
-			g.Expect(podReady(&p)).To(BeTrue(), "pod %s ready", p.Name)
+			g.Expect(harness.PodReady(&p)).To(BeTrue(), "pod %s ready", p.Name)
 			g.Expect(p.Spec.Containers[0].Image).To(Equal(image), "pod %s", p.Name)
 			names = append(names, p.Name)
 		}
@@ -123,15 +123,6 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 			HaveField("Type", cachev1.ConditionAvailable), HaveField("Status", metav1.ConditionTrue))))
 	}).Should(Succeed())
 	return pods
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // memcachedPID is the host process id of the memcached in pod.

@@ -75,7 +75,7 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 			g.Expect(pods.Items).To(HaveLen(1))
 			pod = pods.Items[0]
 			g.Expect(pod.Spec.NodeName).To(Equal(localcluster.RealNodeName))
-			g.Expect(podReady(&pod)).To(BeTrue(), "manager pod ready")
+			g.Expect(harness.PodReady(&pod)).To(BeTrue(), "manager pod ready")
 		}).Should(Succeed())
 		AddReportEntry("manager pod Ready after kubectl apply", time.Since(start).Round(time.Millisecond).String())
 

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/process"
@@ -172,7 +173,7 @@ func (in install) operatorPod(ctx context.Context, image string) *corev1.Pod {
 		c, err := managerContainer(pod.Spec.Containers)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(c.Image).To(Equal(image))
-		g.Expect(podReady(&pod)).To(BeTrue(), "%s: manager pod %s Ready", in, pod.Name)
+		g.Expect(harness.PodReady(&pod)).To(BeTrue(), "%s: manager pod %s Ready", in, pod.Name)
 	}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
 	return &pod
 }
@@ -211,15 +212,6 @@ func managerContainer(containers []corev1.Container) (*corev1.Container, error) 
 		}
 	}
 	return nil, fmt.Errorf("no %s container", managerContainerName)
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // processEnv is the environment of the manager process of pod, as

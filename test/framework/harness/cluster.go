@@ -7,6 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
@@ -28,6 +29,16 @@ func StartCluster(ctx context.Context, opts localcluster.Options) *localcluster.
 	ginkgo.DeferCleanup(cluster.Stop)
 	ginkgo.GinkgoWriter.Printf("local cluster up in %s\n", time.Since(start).Round(time.Millisecond))
 	return cluster
+}
+
+// PodReady reports whether p's Ready condition is True.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // Build is an operator build running in the background.

@@ -1,8 +1,8 @@
 // Package harness is what the ginkgo suites that run a whole local cluster
 // (test/e2e, test/faults, test/olm, test/security) do the same way: a work
 // directory kept when a spec fails, their own logging sent to a file, the
-// cluster started (or the suite skipped when the control plane is not
-// built), the operator built meanwhile, and kubectl.
+// cluster started (a suite fails when the control plane is not built), the
+// operator built meanwhile, kubectl, and whether a pod is Ready.
 //
 //	var _ = BeforeSuite(func(ctx SpecContext) {
 //		dir := harness.WorkDir("faults")

@@ -24,10 +24,6 @@ var _ = ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
 	}
 })
 
-// AnySpecFailed reports whether a spec of the suite has failed so far, for
-// printing logs on the way out.
-func AnySpecFailed() bool { return anySpecFailed.Load() }
-
 // WorkDir creates the suite's work directory (the cluster's files, the
 // operator binary and every log). It is removed when the suite ends, unless a
 // spec or the setup failed: then its path is printed, for the logs.
