@@ -43,11 +43,11 @@ func Leftovers(dir string) ([]string, error) {
 		return nil, err
 	}
 	var left []string
-	for _, p := range procs {
-		cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", p.pid))
-		if slices.ContainsFunc(p.args, func(a string) bool { return strings.Contains(a, dir+"/") }) ||
+	for pid, args := range procs {
+		cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+		if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, dir+"/") }) ||
 			strings.Contains(string(cgroup), "/kubepods") {
-			left = append(left, fmt.Sprintf("process %d: %s", p.pid, strings.Join(p.args, " ")))
+			left = append(left, fmt.Sprintf("process %d: %s", pid, strings.Join(args, " ")))
 		}
 	}
 	mounts, err := mountsUnder(dir)
@@ -76,20 +76,14 @@ func NodeLeftovers(dir string) ([]string, error) {
 	return append(left, network...), nil
 }
 
-// hostProcess is a process of this machine, as /proc shows it.
-type hostProcess struct {
-	pid  int
-	args []string
-}
-
-// hostProcesses lists the processes that have a command line (kernel
-// threads have none).
-func hostProcesses() ([]hostProcess, error) {
+// hostProcesses maps the pid of every process that has a command line
+// (kernel threads have none) to its arguments.
+func hostProcesses() (map[int][]string, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
-	var out []hostProcess
+	out := map[int][]string{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -99,7 +93,7 @@ func hostProcesses() ([]hostProcess, error) {
 		if err != nil || len(cmdline) == 0 {
 			continue
 		}
-		out = append(out, hostProcess{pid: pid, args: strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")})
+		out[pid] = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
 	}
 	return out, nil
 }
@@ -111,9 +105,9 @@ func killShims(socket string) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range procs {
-		if filepath.Base(p.args[0]) == "containerd-shim-runc-v2" && slices.Contains(p.args, socket) {
-			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	for pid, args := range procs {
+		if filepath.Base(args[0]) == "containerd-shim-runc-v2" && slices.Contains(args, socket) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 	return nil
