@@ -4,8 +4,8 @@ how fast it converges, what it costs the API server, how much memory it
 holds, and what its admission webhooks add to every create. It is a program,
 not a test: it prints a table, writes docs/bench/results.json, the plot
 docs/bench/converge.svg and the results section of docs/benchmarks.md
-(report.go, from the results file), and fails when a scenario cannot
-complete. The targets (targets.go) get a verdict computed here; a smoke run
+(from the results file), and fails when a scenario cannot
+complete. The targets get a verdict computed here; a smoke run
 also fails on a missed counted target (writes, idle reconciles), which the
 machine's load cannot explain.
 
@@ -45,7 +45,7 @@ In this order, on one Memcached set in namespace "bench":
     again, with the writes per object. Go's profiles of the operator
     (its --pprof-bind-address on loopback) cover the same window: CPU in
     5-second slices, merged, and the heap once it settled; their top
-    entries go into the results (profile.go), the files into the work
+    entries go into the results, the files into the work
     directory as cpu.pprof and heap.pprof. Profiling at 100 Hz costs the
     operator a few percent of CPU, which the window's CPU seconds include.
   - idle: the operator's writes over -idle (5m) in which nothing changes.
