@@ -177,7 +177,7 @@ func (e *env) requests(ctx context.Context, from, to time.Time) (requestCounts, 
 func (e *env) apiServerMetrics(ctx context.Context) (metrics, error) {
 	raw, err := e.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scraping kube-apiserver metrics: %w", err)
+		return metrics{}, fmt.Errorf("scraping kube-apiserver metrics: %w", err)
 	}
 	return parseMetrics(string(raw))
 }

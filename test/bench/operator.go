@@ -64,7 +64,7 @@ func (op *operator) stop() error {
 func (op *operator) metrics(ctx context.Context) (metrics, error) {
 	body, err := op.Metrics(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scraping the operator's metrics: %w", err)
+		return metrics{}, fmt.Errorf("scraping the operator's metrics: %w", err)
 	}
 	return parseMetrics(body)
 }
@@ -93,9 +93,9 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 		if err != nil {
 			return false, err
 		}
-		count := m.sum("controller_runtime_reconcile_total", sel)
-		depth := m.sum("workqueue_depth", map[string]string{"name": controllerName})
-		active := m.sum("controller_runtime_active_workers", sel)
+		count := m.Sum("controller_runtime_reconcile_total", sel)
+		depth := m.Sum("workqueue_depth", map[string]string{"name": controllerName})
+		active := m.Sum("controller_runtime_active_workers", sel)
 		last = fmt.Sprintf("%.0f reconciles, queue depth %.0f, %.0f busy workers", count, depth, active)
 		now := time.Now()
 		if count != lastCount || depth > 0 || active > 0 || count < float64(minReconciles) {

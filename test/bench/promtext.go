@@ -2,69 +2,29 @@ package main
 
 import (
 	"cmp"
-	"iter"
 	"math"
 	"slices"
-	"strings"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
-// metrics is a scrape of a /metrics endpoint in the Prometheus text format,
-// which both kube-apiserver and controller-runtime serve, by family name.
-type metrics map[string]*dto.MetricFamily
+// metrics is a scrape of a /metrics endpoint, kube-apiserver's or the
+// operator's, with what the bench reads beyond sums.
+type metrics struct{ scrape.Metrics }
 
 func parseMetrics(text string) (metrics, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	return p.TextToMetricFamilies(strings.NewReader(text))
-}
-
-// series yields the series of family name that carry every label in want.
-func (m metrics) series(name string, want map[string]string) iter.Seq[*dto.Metric] {
-	return func(yield func(*dto.Metric) bool) {
-		for _, s := range m[name].GetMetric() {
-			if matches(s, want) && !yield(s) {
-				return
-			}
-		}
-	}
-}
-
-func matches(s *dto.Metric, want map[string]string) bool {
-	found := 0
-	for _, l := range s.GetLabel() {
-		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
-			found++
-		}
-	}
-	return found == len(want)
-}
-
-// value is a counter's, gauge's or untyped sample's value; the getters
-// return 0 for the kinds a series is not, so the sum is the one it is.
-func value(s *dto.Metric) float64 {
-	return s.GetCounter().GetValue() + s.GetGauge().GetValue() + s.GetUntyped().GetValue()
-}
-
-// sum adds up every series of name that carries the labels in want.
-func (m metrics) sum(name string, want map[string]string) float64 {
-	total := 0.0
-	for s := range m.series(name, want) {
-		total += value(s)
-	}
-	return total
+	m, err := scrape.Parse(text)
+	return metrics{m}, err
 }
 
 // clientRequestsByMethod is client-go's rest_client_requests_total by HTTP
 // method: every request the process's clients sent.
 func (m metrics) clientRequestsByMethod() map[string]float64 {
 	out := map[string]float64{}
-	for s := range m.series("rest_client_requests_total", nil) {
+	for s := range m.Series("rest_client_requests_total", nil) {
 		for _, l := range s.GetLabel() {
 			if l.GetName() == "method" {
-				out[l.GetValue()] += value(s)
+				out[l.GetValue()] += scrape.Value(s)
 			}
 		}
 	}
@@ -74,7 +34,7 @@ func (m metrics) clientRequestsByMethod() map[string]float64 {
 // labelValues lists the distinct values of label on the series of name.
 func (m metrics) labelValues(name, label string) []string {
 	var out []string
-	for s := range m.series(name, nil) {
+	for s := range m.Series(name, nil) {
 		for _, l := range s.GetLabel() {
 			if l.GetName() == label && !slices.Contains(out, l.GetValue()) {
 				out = append(out, l.GetValue())
@@ -96,7 +56,7 @@ type bucket struct {
 // bound.
 func (m metrics) histogram(name string, want map[string]string) []bucket {
 	byLE := map[float64]float64{}
-	for s := range m.series(name, want) {
+	for s := range m.Series(name, want) {
 		for _, b := range s.GetHistogram().GetBucket() {
 			// The parser keeps a count in exactly one of the two fields.
 			byLE[b.GetUpperBound()] += float64(b.GetCumulativeCount()) + b.GetCumulativeCountFloat()

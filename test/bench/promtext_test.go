@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const scrape = `# HELP apiserver_admission_webhook_admission_duration_seconds [STABLE] Admission webhook latency
+const scrapeText = `# HELP apiserver_admission_webhook_admission_duration_seconds [STABLE] Admission webhook latency
 # TYPE apiserver_admission_webhook_admission_duration_seconds histogram
 apiserver_admission_webhook_admission_duration_seconds_bucket{name="m.kb.io",operation="CREATE",rejected="false",type="admit",le="0.005"} 90
 apiserver_admission_webhook_admission_duration_seconds_bucket{name="m.kb.io",operation="CREATE",rejected="false",type="admit",le="0.025"} 99
@@ -23,24 +23,24 @@ go_goroutines 42
 `
 
 func TestParseMetrics(t *testing.T) {
-	m, err := parseMetrics(scrape)
+	m, err := parseMetrics(scrapeText)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.sum("go_goroutines", nil); got != 42 {
+	if got := m.Sum("go_goroutines", nil); got != 42 {
 		t.Errorf("go_goroutines = %v, want 42", got)
 	}
 	byMethod := m.clientRequestsByMethod()
 	if byMethod["PATCH"] != 4 || byMethod["GET"] != 7 {
 		t.Errorf("by method = %v, want PATCH 4 GET 7", byMethod)
 	}
-	if got := m.sum("rest_client_requests_total", map[string]string{"method": "PATCH", "code": "409"}); got != 1 {
+	if got := m.Sum("rest_client_requests_total", map[string]string{"method": "PATCH", "code": "409"}); got != 1 {
 		t.Errorf("PATCH 409 = %v, want 1", got)
 	}
 	if got := m.labelValues("apiserver_admission_webhook_admission_duration_seconds", "name"); !slices.Equal(got, []string{"m.kb.io"}) {
 		t.Errorf("webhook names = %v", got)
 	}
-	if got := m.sum("odd_label", map[string]string{"v": `a"b,c}`}); got != 1 {
+	if got := m.Sum("odd_label", map[string]string{"v": `a"b,c}`}); got != 1 {
 		t.Errorf("escaped label value not parsed: %v", m)
 	}
 	h := m.histogram("apiserver_admission_webhook_admission_duration_seconds", map[string]string{"operation": "CREATE"})

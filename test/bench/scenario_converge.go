@@ -96,7 +96,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if err != nil {
 		return nil, err
 	}
-	reconciles0 := m0.sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
+	reconciles0 := m0.Sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
 	u0, err := b.op.Usage()
 	if err != nil {
 		return nil, err

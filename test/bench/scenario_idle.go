@@ -62,7 +62,7 @@ func (b *bench) idle(ctx context.Context) error {
 }
 
 func reconciles(m metrics) float64 {
-	return m.sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
+	return m.Sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
 }
 
 // subtract is after - before, key by key, leaving out zeros.

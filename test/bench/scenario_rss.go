@@ -142,8 +142,8 @@ sampling:
 	if err != nil {
 		return s, err
 	}
-	s.HeapInuseBytes = int64(m.sum("go_memstats_heap_inuse_bytes", nil))
-	s.HeapGoalBytes = int64(m.sum("go_memstats_next_gc_bytes", nil))
+	s.HeapInuseBytes = int64(m.Sum("go_memstats_heap_inuse_bytes", nil))
+	s.HeapGoalBytes = int64(m.Sum("go_memstats_next_gc_bytes", nil))
 	s.Reconciles = reconciles(m)
 	reqs, err := b.e.requests(ctx, op.startedAt, end)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // leaseName is the operator's LeaderElectionID (manager.go).
@@ -101,8 +101,11 @@ func (o *operator) leads(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	v, err := operatorproc.MetricSum(text, "leader_election_master_status", map[string]string{"name": leaseName})
-	return v == 1, err
+	m, err := scrape.Parse(text)
+	if err != nil {
+		return false, err
+	}
+	return m.Sum("leader_election_master_status", map[string]string{"name": leaseName}) == 1, nil
 }
 
 // waitDeployment waits until the operator has created a Memcached's

@@ -1,8 +1,8 @@
-package operatorproc
+package scrape
 
 import "testing"
 
-func TestMetricSum(t *testing.T) {
+func TestSum(t *testing.T) {
 	text := `# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
 # TYPE controller_runtime_reconcile_total counter
 controller_runtime_reconcile_total{controller="memcached",result="error"} 2
@@ -23,8 +23,12 @@ process_open_fds 12
 		{"leader_election_master_status", nil, 1},
 		{"process_open_fds", nil, 12},
 	} {
-		if got, err := MetricSum(text, c.name, c.labels); got != c.want || err != nil {
-			t.Errorf("MetricSum(%s, %v) = %v, %v, want %v", c.name, c.labels, got, err, c.want)
+		m, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Sum(c.name, c.labels); got != c.want {
+			t.Errorf("Sum(%s, %v) = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
 }
