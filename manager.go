@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 
@@ -27,12 +28,20 @@ import (
 // run starts the manager with the Memcached controller, its webhooks and
 // health checks, and returns when it stops.
 func run(o options) error {
-	log := ctrl.Log.WithName("setup")
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	ctx, stopping := drain.NotifyContext(o.shutdownDelay, ctrl.Log.WithName("setup"))
+	return serve(ctx, o, cfg, stopping)
+}
+
+// serve runs the manager against the API server cfg points at until ctx is
+// done, draining its webhooks once stopping says so.
+func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Drain) error {
+	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	cfg.Proxy = proxyenv.ClientProxy()
 
 	// Made before the manager, so that a missing or bad certificate stops
 	// the operator at once.
@@ -51,7 +60,6 @@ func run(o options) error {
 		}
 	}
 
-	ctx, stopping := drain.NotifyContext(o.shutdownDelay, log)
 	mgr, err := newManager(o, cfg, metricsCerts, webhookCerts, stopping)
 	if err != nil {
 		return err
@@ -70,7 +78,7 @@ func run(o options) error {
 	if err := addHealthChecks(mgr, o, webhookCerts, stopping); err != nil {
 		return err
 	}
-	log.Info("starting manager")
+	ctrl.Log.WithName("setup").Info("starting manager")
 	return mgr.Start(ctx)
 }
 

@@ -5,7 +5,8 @@
 // operator's Deployment and restarts the operator when they change. The
 // manager reads them once at start with [FromEnvironment]; the Deployment
 // builder then calls [Merge] for every container so that each one carries
-// exactly those variables, in upper and lower case, and nothing stale.
+// exactly those variables, in upper and lower case, and nothing stale. The
+// manager's own API clients use them through [ClientProxy].
 //
 // Proxy URLs may carry credentials (http://user:password@proxy:3128). Log
 // them only through [Redact] or [Names].

@@ -1,11 +1,13 @@
 package proxyenv
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/operator-framework/operator-lib/proxy"
+	"golang.org/x/net/http/httpproxy"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -98,4 +100,16 @@ func Names(vars []corev1.EnvVar) []string {
 		names[i] = v.Name
 	}
 	return names
+}
+
+// ClientProxy is the proxy of an API client (rest.Config.Proxy) as the
+// process environment names it now. client-go's default,
+// http.ProxyFromEnvironment, reads the environment at its first use and
+// keeps that for the life of the process; under OLM the first use is the
+// manager reading its Subscription, whose proxy variables it then sets, so
+// with the default the manager's clients would ignore them until OLM's
+// second rollout replaced the pod.
+func ClientProxy() func(*http.Request) (*url.URL, error) {
+	proxyFor := httpproxy.FromEnvironment().ProxyFunc()
+	return func(req *http.Request) (*url.URL, error) { return proxyFor(req.URL) }
 }

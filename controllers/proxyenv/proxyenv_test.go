@@ -1,6 +1,8 @@
 package proxyenv
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -153,3 +155,43 @@ var cmpEmpty = cmp.Comparer(func(a, b []corev1.EnvVar) bool {
 	}
 	return true
 })
+
+func TestClientProxy(t *testing.T) {
+	proxyURL := "http://user:s3cret@127.0.0.1:3128"
+	tests := []struct {
+		name, target, noProxy string
+		want                  string // "" for a direct connection
+	}{
+		{name: "proxied", target: "https://apiserver.test:6443/api", want: proxyURL},
+		{name: "excluded by name", target: "https://apiserver.test:6443/api", noProxy: ".test", want: ""},
+		{name: "excluded by CIDR", target: "https://10.1.2.3:6443/api", noProxy: "10.0.0.0/8", want: ""},
+		{name: "outside the CIDR", target: "https://192.0.2.1:6443/api", noProxy: "10.0.0.0/8", want: proxyURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, name := range managedNames {
+				t.Setenv(name, "")
+			}
+			// Made before the variables are set, as the manager's first
+			// client is: it must not read them then.
+			stale := ClientProxy()
+			t.Setenv("HTTPS_PROXY", proxyURL)
+			t.Setenv("NO_PROXY", tt.noProxy)
+			req := httptest.NewRequest(http.MethodGet, tt.target, nil)
+			if u, err := stale(req); err != nil || u != nil {
+				t.Fatalf("a proxy made before the variables were set: %v, %v; want none", u, err)
+			}
+			u, err := ClientProxy()(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if u != nil {
+				got = u.String()
+			}
+			if got != tt.want {
+				t.Errorf("proxy of %s with NO_PROXY=%q: %v, want %q", tt.target, tt.noProxy, u, tt.want)
+			}
+		})
+	}
+}

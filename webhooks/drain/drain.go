@@ -32,6 +32,12 @@ func (d *Drain) Ready(*http.Request) error {
 	return nil
 }
 
+// Stop starts the drain: from now on Ready fails and answers close their
+// connections. NotifyContext calls it on the first signal.
+func (d *Drain) Stop() {
+	d.stopping.Store(true)
+}
+
 // Handler wraps a webhook's handler so that, once stopping, each answer
 // tells the client to close its connection. The API server keeps
 // connections to a webhook Service open and keeps using one after its pod
@@ -78,7 +84,7 @@ func notify(signals <-chan os.Signal, delay time.Duration, log logr.Logger, exit
 	d := &Drain{}
 	go func() {
 		sig := <-signals
-		d.stopping.Store(true)
+		d.Stop()
 		if delay > 0 {
 			log.Info("stop requested: serving for the shutdown delay before stopping", "signal", sig.String(), "delay", delay)
 			select {
