@@ -66,3 +66,41 @@ func TestParseWatchNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOptionsEnvironment covers the variables OLM and a Subscription
+// set, which a Deployment cannot pass as flags.
+func TestParseOptionsEnvironment(t *testing.T) {
+	tests := []struct {
+		name           string
+		env            map[string]string
+		args           []string
+		wantWebhooks   bool
+		wantImage      string
+		wantNamespaces []string
+	}{
+		{name: "nothing set", wantWebhooks: true},
+		{name: "webhooks off", env: map[string]string{"ENABLE_WEBHOOKS": "false"}},
+		{name: "webhooks on", env: map[string]string{"ENABLE_WEBHOOKS": "true"}, wantWebhooks: true},
+		{name: "the flag wins", env: map[string]string{"ENABLE_WEBHOOKS": "false"}, args: []string{"--enable-webhooks=true"},
+			wantWebhooks: true},
+		{name: "OLM's variables",
+			env:          map[string]string{"RELATED_IMAGE_MEMCACHED": "registry.test/memcached@sha256:1", "WATCH_NAMESPACE": "a,b"},
+			wantWebhooks: true, wantImage: "registry.test/memcached@sha256:1", wantNamespaces: []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"ENABLE_WEBHOOKS", "RELATED_IMAGE_MEMCACHED", "WATCH_NAMESPACE"} {
+				t.Setenv(k, tt.env[k])
+			}
+			o, err := parseOptions(tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.enableWebhooks != tt.wantWebhooks || o.memcachedImage != tt.wantImage ||
+				!cmp.Equal(o.watchNamespaces, tt.wantNamespaces) {
+				t.Errorf("webhooks %v, image %q, namespaces %q; want %v, %q, %q", o.enableWebhooks, o.memcachedImage,
+					o.watchNamespaces, tt.wantWebhooks, tt.wantImage, tt.wantNamespaces)
+			}
+		})
+	}
+}
