@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,6 +47,8 @@ var (
 	// op is the operator under test, restarted by tests that need other
 	// Options.
 	op *operator
+	// operatorLogs holds every line the operators log, debug lines included.
+	operatorLogs = &logRecorder{}
 )
 
 func TestControllers(t *testing.T) {
@@ -54,7 +57,7 @@ func TestControllers(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, operatorLogs)), zap.UseDevMode(true)))
 	ctx = context.Background()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(cachev1.AddToScheme(scheme)).To(Succeed())

@@ -197,11 +197,20 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 		{"Service", svc, true},
 		{"PodDisruptionBudget", pdb, wantPDB != nil},
 	}
-	// On a name clash the object read is someone else's: nil, so that its
-	// pods do not count as mc's.
+	// On a name clash the object read is someone else's. When it is the
+	// Deployment, the Deployment returned is nil, so that its pods do not
+	// count as mc's; when it is the Service or the PDB (one that appears
+	// before a resize to two pods), mc's own Deployment still serves and
+	// its pods still count.
+	clash := func(live client.Object, err error) (*appsv1.Deployment, error) {
+		if live == client.Object(d) {
+			return nil, err
+		}
+		return liveOrNil(d), err
+	}
 	for _, c := range children {
 		if err := r.getLive(ctx, mc, c.kind, c.live); err != nil {
-			return nil, err
+			return clash(c.live, err)
 		}
 	}
 	if err := checkSizePolicy(mc, r.opts); err != nil {
@@ -212,7 +221,7 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 	for _, c := range children {
 		if c.create && c.live.GetUID() == "" {
 			if err := r.checkNameFree(ctx, mc, c.kind, c.live); err != nil {
-				return nil, err
+				return clash(c.live, err)
 			}
 		}
 	}

@@ -2,11 +2,13 @@ package controllers_test
 
 import (
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -33,6 +36,10 @@ const (
 
 var nameSeq atomic.Int32
 
+// defaultCommand is the whole command line of a Memcached that keeps
+// memcached's defaults: an extra or a missing flag is a difference.
+var defaultCommand = []string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose"}
+
 // createMemcached creates a Memcached with a fresh name in ns and deletes it
 // when the spec ends.
 func createMemcached(ns string, opts ...gen.MemcachedOption) *cachev1.Memcached {
@@ -45,18 +52,31 @@ func createMemcached(ns string, opts ...gen.MemcachedOption) *cachev1.Memcached 
 
 func key(mc *cachev1.Memcached) client.ObjectKey { return client.ObjectKeyFromObject(mc) }
 
-// eventuallyAvailable waits until mc reports size ready pods and a finished
-// rollout for its current generation, and returns it.
+// eventuallyAvailable waits until mc reports size ready pods, a finished
+// rollout and all its objects applied, for its current generation, and
+// returns it.
 func eventuallyAvailable(mc *cachev1.Memcached, size int32) *cachev1.Memcached {
 	GinkgoHelper()
+	pods := fmt.Sprintf("%d pods", size)
+	if size == 1 {
+		pods = "1 pod"
+	}
 	got := &cachev1.Memcached{}
 	Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 		g.Expect(got.Status.ReadyReplicas).To(Equal(size))
 		g.Expect(got.Status.Nodes).To(HaveLen(int(size)))
-		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, cachev1.ConditionAvailable)).To(BeTrue())
-		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, cachev1.ConditionProgressing)).To(BeTrue())
+		conditions := map[string]types.GomegaMatcher{
+			cachev1.ConditionAvailable: condition(metav1.ConditionTrue, cachev1.ReasonAllReplicasReady,
+				fmt.Sprintf("%d of %s ready", size, pods)),
+			cachev1.ConditionProgressing: condition(metav1.ConditionFalse, cachev1.ReasonRolloutComplete, pods+" up to date"),
+			cachev1.ConditionDegraded:    reconciledCondition(),
+		}
+		g.Expect(got.Status.Conditions).To(HaveLen(len(conditions)))
+		for _, c := range got.Status.Conditions {
+			g.Expect(c).To(And(conditions[c.Type], HaveField("ObservedGeneration", got.Generation)), "condition %s", c.Type)
+		}
 	}, timeout, interval).Should(Succeed())
 	return got
 }
@@ -97,16 +117,21 @@ func settled(before float64, n int) {
 }
 
 // eventsOf returns a function listing mc's events as "Reason: note", as
-// kubectl describe shows them.
+// kubectl describe shows them, with "(n times)" after an event repeated.
 func eventsOf(mc *cachev1.Memcached) func(Gomega) []string {
 	return func(g Gomega) []string {
 		events := &eventsv1.EventList{}
 		g.Expect(k8s.List(ctx, events, client.InNamespace(mc.Namespace))).To(Succeed())
 		var notes []string
 		for _, e := range events.Items {
-			if e.Regarding.UID == mc.UID {
-				notes = append(notes, e.Reason+": "+e.Note)
+			if e.Regarding.UID != mc.UID {
+				continue
 			}
+			note := e.Reason + ": " + e.Note
+			if e.Series != nil {
+				note += fmt.Sprintf(" (%d times)", e.Series.Count)
+			}
+			notes = append(notes, note)
 		}
 		return notes
 	}
@@ -118,6 +143,75 @@ func degradedOf(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
 		got := &cachev1.Memcached{}
 		g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
 		return meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)
+	}
+}
+
+// condition matches a condition's status, reason and message.
+func condition(status metav1.ConditionStatus, reason, message string) types.GomegaMatcher {
+	return And(HaveField("Status", status), HaveField("Reason", reason), HaveField("Message", message))
+}
+
+// reconciledCondition matches the Degraded condition of a Memcached whose
+// objects are all applied.
+func reconciledCondition() types.GomegaMatcher {
+	return condition(metav1.ConditionFalse, cachev1.ReasonReconciled, "all objects applied")
+}
+
+// nameInUse is the message of a Memcached blocked by someone else's object
+// of its name.
+func nameInUse(kind, name string) string {
+	return fmt.Sprintf("a %s named %q already exists and does not belong to this Memcached, so the operator "+
+		"leaves it alone and creates nothing; delete that %s or give the Memcached another name", kind, name, kind)
+}
+
+// blockedBy creates theirs, someone else's object, then a Memcached of its
+// name and size, and waits until the Memcached reports the clash.
+func blockedBy(theirs client.Object, kind string, size int32) *cachev1.Memcached {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx, theirs)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+
+	mc := gen.Memcached(theirs.GetNamespace(), theirs.GetName(), gen.WithSize(size))
+	Expect(k8s.Create(ctx, mc)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+	Eventually(degradedOf(mc), timeout, interval).Should(
+		condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse(kind, theirs.GetName())))
+	return mc
+}
+
+// expectReportedOnce makes the operator find mc blocked again three times,
+// by changing its annotations (each change is a reconcile), and checks that
+// the block was reported once all the same: one event, one log line, and
+// one status write since mc was created.
+func expectReportedOnce(mc *cachev1.Memcached, reason string) {
+	GinkgoHelper()
+	for i := range 3 {
+		before := reconciles()
+		Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name), client.RawPatch(apitypes.MergePatchType,
+			fmt.Appendf(nil, `{"metadata":{"annotations":{"test/poke":"%d"}}}`, i)))).To(Succeed())
+		settled(before, 1)
+	}
+	Expect(operatorLogs.matching("not reconciling: ", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name))).To(HaveLen(1), "log lines")
+	Expect(op.requests.To(http.MethodPatch, fmt.Sprintf("/apis/%s/namespaces/%s/memcacheds/%s/status",
+		cachev1.GroupVersion, mc.Namespace, mc.Name))).To(Equal(1), "status writes")
+	// A repeated event becomes a series, which eventsOf shows; the
+	// recorder sends it in the background.
+	Consistently(eventsOf(mc), time.Second, interval).Should(ConsistOf(HavePrefix(reason+": ")), "events")
+}
+
+// expectUntouched checks that obj, as read before, is as it was: its spec
+// (by generation), labels and owners, and that the operator never wrote it
+// (its controllers, such as the Deployment controller, annotate it).
+func expectUntouched(obj client.Object) {
+	GinkgoHelper()
+	live := obj.DeepCopyObject().(client.Object)
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(obj), live)).To(Succeed())
+	Expect(live.GetGeneration()).To(Equal(obj.GetGeneration()), "its spec")
+	Expect(live.GetLabels()).To(Equal(obj.GetLabels()))
+	Expect(live.GetOwnerReferences()).To(Equal(obj.GetOwnerReferences()))
+	for _, m := range live.GetManagedFields() {
+		Expect(m.Manager).NotTo(Equal(controllers.FieldOwner))
 	}
 }
 
@@ -137,7 +231,7 @@ var _ = Describe("Memcached reconciler", func() {
 		Expect(metav1.GetControllerOf(d)).To(HaveField("UID", mc.UID))
 		c := d.Spec.Template.Spec.Containers[0]
 		Expect(c.Image).To(Equal(controllers.DefaultMemcachedImage))
-		Expect(c.Command).To(ContainElements("memcached", "--memory-limit=64"), "the exact command is builders_test.go's")
+		Expect(c.Command).To(Equal(defaultCommand))
 		Expect(c.Ports).To(ConsistOf(HaveField("ContainerPort", int32(11211))))
 		Expect(c.ReadinessProbe.TCPSocket.Port).To(Equal(intstr.FromString("memcached")))
 		Expect(c.LivenessProbe.TCPSocket.Port).To(Equal(intstr.FromString("memcached")))
@@ -169,8 +263,7 @@ var _ = Describe("Memcached reconciler", func() {
 			names = append(names, p.Name)
 		}
 		Expect(got.Status.Nodes).To(ConsistOf(names))
-		Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)).
-			To(HaveField("Status", metav1.ConditionFalse))
+		Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)).To(reconciledCondition())
 	})
 
 	It("follows resizes up, down and to one, with the PDB only while size >= 2", func() {
@@ -181,8 +274,9 @@ var _ = Describe("Memcached reconciler", func() {
 		Eventually(func(g Gomega) {
 			got := &cachev1.Memcached{}
 			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-			g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionProgressing)).
-				To(HaveField("Reason", BeElementOf(cachev1.ReasonScaling, cachev1.ReasonRolloutComplete)))
+			g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionProgressing)).To(Or(
+				condition(metav1.ConditionTrue, cachev1.ReasonScaling, "scaling to 5 pods"),
+				condition(metav1.ConditionFalse, cachev1.ReasonRolloutComplete, "5 pods up to date")))
 		}, timeout, interval).Should(Succeed())
 		eventuallyAvailable(mc, 5)
 
@@ -242,7 +336,7 @@ var _ = Describe("Memcached reconciler", func() {
 			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("command", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Command = []string{"sh"} },
 			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Spec.Template.Spec.Containers[0].Command).To(ContainElements("memcached", "--memory-limit=64"))
+				g.Expect(d.Spec.Template.Spec.Containers[0].Command).To(Equal(defaultCommand))
 			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
 		Entry("ports", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 1234 },
 			func(g Gomega, d *appsv1.Deployment) {
@@ -311,64 +405,84 @@ var _ = Describe("Memcached reconciler", func() {
 		))
 	})
 
-	It("leaves someone else's Deployment of its name alone, creates nothing, and says why", func() {
-		name := fmt.Sprintf("mc-%d", nameSeq.Add(1))
-		theirs := gen.UnrelatedDeployment(watchedNS, name, 1)
-		Expect(k8s.Create(ctx, theirs)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+	DescribeTable("leaves someone else's object of its name alone, creates nothing, and says why once",
+		func(kind string, theirs func(ns, name string) client.Object) {
+			obj := theirs(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)))
+			mc := blockedBy(obj, kind, 2)
+			expectReportedOnce(mc, cachev1.ReasonNameInUse)
+			expectUntouched(obj)
 
-		mc := gen.Memcached(watchedNS, name, gen.WithSize(2))
-		Expect(k8s.Create(ctx, mc)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
-		Eventually(degradedOf(mc), timeout, interval).Should(And(
-			HaveField("Status", metav1.ConditionTrue),
-			HaveField("Reason", cachev1.ReasonNameInUse),
-			HaveField("Message", `a Deployment named "`+name+`" already exists and does not belong to this Memcached, `+
-				`so the operator leaves it alone and creates nothing; delete that Deployment or give the Memcached another name`)))
+			got := &cachev1.Memcached{}
+			Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+			Expect(got.Status.ReadyReplicas).To(BeZero(), "their pods are not the Memcached's")
+			Expect(got.Status.Nodes).To(BeEmpty(), "their pods are not the Memcached's")
+			for _, o := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
+				err := k8s.Get(ctx, key(mc), o)
+				if err == nil {
+					Expect(o.GetUID()).To(Equal(obj.GetUID()), "no %T half-created", o)
+					continue
+				}
+				Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no %T half-created: %v", o, err)
+			}
+		},
+		Entry("a Deployment", "Deployment", func(ns, name string) client.Object { return gen.UnrelatedDeployment(ns, name, 1) }),
+		Entry("a Service", "Service", func(ns, name string) client.Object { return gen.UnrelatedService(ns, name) }),
+		Entry("a PodDisruptionBudget", "PodDisruptionBudget", func(ns, name string) client.Object { return gen.UnrelatedPDB(ns, name) }),
+		// The managed-by label puts it in the operator's cache: found there,
+		// not by the look-up before a creation.
+		Entry("a Service that carries the operator's label", "Service", func(ns, name string) client.Object {
+			svc := gen.UnrelatedService(ns, name)
+			svc.Labels["app.kubernetes.io/managed-by"] = controllers.FieldOwner
+			return svc
+		}),
+	)
 
-		got := &cachev1.Memcached{}
-		Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-		Expect(got.Status.ReadyReplicas).To(BeZero(), "their pods are not the Memcached's")
-		before := reconciles()
-		settled(before, 1)
-		Consistently(eventsOf(mc), 2*time.Second, interval).Should(ConsistOf(HavePrefix("NameInUse: a Deployment named")),
-			"one event, not one per retry")
-		live := &appsv1.Deployment{}
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), live)).To(Succeed())
-		Expect(live.Generation).To(Equal(theirs.Generation), "their Deployment's spec is untouched")
-		Expect(live.Labels).To(Equal(theirs.Labels))
-		for _, m := range live.ManagedFields {
-			Expect(m.Manager).NotTo(Equal(controllers.FieldOwner))
-		}
-		for _, obj := range []client.Object{&corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
-			Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), obj))).To(BeTrue(), "no %T half-created", obj)
-		}
-
-		// Once the name is free, the operator looks again by itself: the
-		// other Deployment is not in its cache, so its deletion raised no event.
+	It("looks again by itself once someone else's object of its name is gone", func() {
+		theirs := gen.UnrelatedDeployment(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)), 1)
+		mc := blockedBy(theirs, "Deployment", 2)
+		// The other Deployment is not in the operator's cache, so its
+		// deletion raises no event: the operator polls.
 		Expect(k8s.Delete(ctx, theirs)).To(Succeed())
 		Eventually(func() bool {
 			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), &appsv1.Deployment{}))
 		}, timeout, interval).Should(BeTrue())
 		eventuallyAvailable(mc, 2)
-		Expect(degradedOf(mc)(Default)).To(HaveField("Reason", cachev1.ReasonReconciled))
+		Expect(degradedOf(mc)(Default)).To(reconciledCondition())
 		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("NameInUse: ")), "a first creation is no repair")
+	})
+
+	It("leaves someone else's PDB of its name alone when a resize needs one, and still counts its own pods", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(1))
+		eventuallyAvailable(mc, 1)
+		theirs := gen.UnrelatedPDB(watchedNS, mc.Name)
+		Expect(k8s.Create(ctx, theirs)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+
+		setSize(mc, 2)
+		Eventually(degradedOf(mc), timeout, interval).Should(
+			condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse("PodDisruptionBudget", mc.Name)))
+		expectUntouched(theirs)
+		got := &cachev1.Memcached{}
+		Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+		Expect(got.Status.ReadyReplicas).To(Equal(int32(1)), "its own pod still serves")
+		Expect(got.Status.Nodes).To(HaveLen(1))
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+		Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))), "nothing written while blocked")
 	})
 
 	It("leaves a Memcached outside the size policy as it is, which only happens without webhooks", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(40))
-		Eventually(degradedOf(mc), timeout, interval).Should(And(
-			HaveField("Status", metav1.ConditionTrue),
-			HaveField("Reason", cachev1.ReasonSizeOutOfPolicy),
-			HaveField("Message", "spec.size 40 is outside the range the administrator allows (1 to 16), "+
-				"so the operator leaves this Memcached's objects as they are; set spec.size within the range")))
+		Eventually(degradedOf(mc), timeout, interval).Should(condition(metav1.ConditionTrue, cachev1.ReasonSizeOutOfPolicy,
+			"spec.size 40 is outside the range the administrator allows (1 to 16), "+
+				"so the operator leaves this Memcached's objects as they are; set spec.size within the range"))
 		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue(), "no pods for size 40")
-		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(HavePrefix("SizeOutOfPolicy: spec.size 40 is outside")))
+		expectReportedOnce(mc, cachev1.ReasonSizeOutOfPolicy)
 
 		setSize(mc, 3)
 		eventuallyAvailable(mc, 3)
-		Expect(degradedOf(mc)(Default)).To(HaveField("Reason", cachev1.ReasonReconciled))
+		Expect(degradedOf(mc)(Default)).To(reconciledCondition())
 		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("SizeOutOfPolicy: ")), "a first creation is no repair")
 	})
 
@@ -440,6 +554,20 @@ var _ = Describe("Memcached reconciler", func() {
 			"PATCH poddisruptionbudgets": 1,
 			"PATCH memcacheds/status":    1,
 		}), "server-side apply of the three objects and one status write")
+	})
+
+	It("holds a rollout's progress back for ten seconds by default", func() {
+		// Pods that no node takes keep the rollout in progress.
+		mc := createMemcached(watchedNS, gen.WithSize(2), func(mc *cachev1.Memcached) {
+			mc.Spec.NodeSelector = map[string]string{"test/no-such-node": "true"}
+		})
+		// The first progress is held one whole interval; the reconciler
+		// says how long. Waiting for the write would cost those ten seconds.
+		changed := func() []string {
+			return operatorLogs.matching("\treconciled\t", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name), `"statusChanged": true`)
+		}
+		Eventually(changed, timeout, interval).ShouldNot(BeEmpty())
+		Expect(changed()[0]).To(ContainSubstring(`"statusHeldFor": "10s"`))
 	})
 
 	It("makes no write on a restart or a resync when nothing changed", func() {

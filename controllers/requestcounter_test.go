@@ -12,16 +12,18 @@ import (
 
 // requestCounter counts the requests a client makes to the API server by
 // "VERB resource[/subresource]" (e.g. "PATCH memcacheds/status"), so that
-// specs can assert how many writes the reconciler costs the control plane.
+// specs can assert how many writes the reconciler costs the control plane,
+// and by "VERB path", so that they can assert it of one object.
 type requestCounter struct {
 	mu     sync.Mutex
 	counts map[string]int
+	paths  map[string]int
 }
 
 // countRequests makes every client built from cfg count its requests in
 // the returned counter.
 func countRequests(cfg *rest.Config) (*rest.Config, *requestCounter) {
-	c := &requestCounter{counts: map[string]int{}}
+	c := &requestCounter{counts: map[string]int{}, paths: map[string]int{}}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return countingRoundTripper{next: rt, counter: c}
 	})
@@ -45,6 +47,14 @@ func (c *requestCounter) Writes() map[string]int {
 	return out
 }
 
+// To returns how many requests of method were made to path, such as
+// /apis/cache.example.com/v1/namespaces/ns/memcacheds/m/status.
+func (c *requestCounter) To(method, path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.paths[method+" "+path]
+}
+
 type countingRoundTripper struct {
 	next    http.RoundTripper
 	counter *requestCounter
@@ -54,6 +64,7 @@ func (rt countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, err
 	key := req.Method + " " + apiResource(req.URL.Path)
 	rt.counter.mu.Lock()
 	rt.counter.counts[key]++
+	rt.counter.paths[req.Method+" "+req.URL.Path]++
 	rt.counter.mu.Unlock()
 	return rt.next.RoundTrip(req)
 }
