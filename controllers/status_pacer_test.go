@@ -70,3 +70,35 @@ func TestStatusPacer(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultProgressPacing drives the pacer at the interval a reconciler
+// gets when none is given (see NewMemcachedReconciler) through a two-minute
+// rollout whose pods report progress every half second, each report a
+// reconcile: progress is written at most every ten seconds, and not less
+// often.
+func TestDefaultProgressPacing(t *testing.T) {
+	o := Options{}.withDefaults()
+	if o.ProgressInterval != 10*time.Second {
+		t.Fatalf("default progress interval = %s, want 10s", o.ProgressInterval)
+	}
+	start := time.Unix(0, 0)
+	clk := clocktesting.NewFakePassiveClock(start)
+	p := newStatusPacer(o.ProgressInterval, clk)
+	key := types.NamespacedName{Namespace: "ns", Name: "a"}
+
+	var writes []time.Duration
+	for at := time.Duration(0); at <= 2*time.Minute; at += 500 * time.Millisecond {
+		clk.SetTime(start.Add(at))
+		if p.wait(key, false) == 0 {
+			writes = append(writes, at)
+		}
+	}
+	if len(writes) != 12 {
+		t.Errorf("%d progress writes in two minutes, want 12 (one every 10 s): %v", len(writes), writes)
+	}
+	for i := 1; i < len(writes); i++ {
+		if gap := writes[i] - writes[i-1]; gap < 10*time.Second {
+			t.Errorf("progress written at %s and again at %s, %s apart: want at least 10s", writes[i-1], writes[i], gap)
+		}
+	}
+}

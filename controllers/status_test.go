@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -33,61 +33,80 @@ func pod(name string, phase corev1.PodPhase, deleting bool) corev1.Pod {
 	return p
 }
 
+// conditions are a status's Available, Progressing and Degraded
+// conditions, each as (status, reason, message), of generation 2.
+func conditions(available, progressing, degraded [3]string) []metav1.Condition {
+	var out []metav1.Condition
+	for i, c := range [][3]string{available, progressing, degraded} {
+		out = append(out, metav1.Condition{
+			Type:   []string{cachev1.ConditionAvailable, cachev1.ConditionProgressing, cachev1.ConditionDegraded}[i],
+			Status: metav1.ConditionStatus(c[0]), Reason: c[1], Message: c[2], ObservedGeneration: 2,
+		})
+	}
+	return out
+}
+
 func TestDesiredStatus(t *testing.T) {
-	type conds struct{ available, progressing, degraded string }
+	const yes, no = "True", "False"
+	reconciled := [3]string{no, cachev1.ReasonReconciled, "all objects applied"}
+	complete := [3]string{no, cachev1.ReasonRolloutComplete, "3 pods up to date"}
+	allReady := [3]string{yes, cachev1.ReasonAllReplicasReady, "3 of 3 pods ready"}
 	tests := []struct {
 		name      string
 		d         *appsv1.Deployment
 		pods      []corev1.Pod
 		err       error
-		want      conds
+		want      []metav1.Condition
+		wantReady int32
 		wantNodes []string
 		// settled: the status is written at once, not paced.
 		settled bool
 	}{
-		{name: "no deployment yet", want: conds{cachev1.ReasonReplicasNotReady, cachev1.ReasonScaling, cachev1.ReasonReconciled}},
+		{name: "no deployment yet", want: conditions(
+			[3]string{no, cachev1.ReasonReplicasNotReady, "0 of 3 pods ready"},
+			[3]string{yes, cachev1.ReasonScaling, "scaling to 3 pods"},
+			reconciled)},
 		{name: "all ready", d: deploymentStatus(1, 1, 3, 3, 3),
-			pods: []corev1.Pod{pod("m-c", corev1.PodRunning, false), pod("m-a", corev1.PodRunning, false), pod("m-b", corev1.PodPending, false)},
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-a", "m-b", "m-c"},
-			settled: true},
-		{name: "rolling out", d: deploymentStatus(2, 2, 3, 1, 3),
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRollingOut, cachev1.ReasonReconciled}},
-		{name: "template change not yet observed", d: deploymentStatus(3, 2, 3, 3, 3),
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRollingOut, cachev1.ReasonReconciled}},
-		{name: "scaling", d: deploymentStatus(1, 1, 2, 2, 2),
-			want: conds{cachev1.ReasonReplicasNotReady, cachev1.ReasonScaling, cachev1.ReasonReconciled}},
-		{name: "write failed", d: deploymentStatus(1, 1, 3, 3, 3), err: errors.New("boom"),
-			want:    conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconcileFailed},
-			settled: true},
+			pods:      []corev1.Pod{pod("m-c", corev1.PodRunning, false), pod("m-a", corev1.PodRunning, false), pod("m-b", corev1.PodPending, false)},
+			want:      conditions(allReady, complete, reconciled),
+			wantReady: 3, wantNodes: []string{"m-a", "m-b", "m-c"}, settled: true},
+		{name: "rolling out", d: deploymentStatus(2, 2, 3, 1, 3), want: conditions(
+			allReady, [3]string{yes, cachev1.ReasonRollingOut, "1 of 3 pods up to date"}, reconciled),
+			wantReady: 3},
+		{name: "template change not yet observed", d: deploymentStatus(3, 2, 3, 3, 3), want: conditions(
+			allReady, [3]string{yes, cachev1.ReasonRollingOut, "3 of 3 pods up to date"}, reconciled),
+			wantReady: 3},
+		{name: "scaling", d: deploymentStatus(1, 1, 2, 2, 2), want: conditions(
+			[3]string{no, cachev1.ReasonReplicasNotReady, "2 of 3 pods ready"},
+			[3]string{yes, cachev1.ReasonScaling, "scaling to 3 pods"}, reconciled),
+			wantReady: 2},
+		{name: "write failed", d: deploymentStatus(1, 1, 3, 3, 3), err: errors.New("boom"), want: conditions(
+			allReady, complete, [3]string{yes, cachev1.ReasonReconcileFailed, "boom"}),
+			wantReady: 3, settled: true},
 		{name: "blocked: the reason is the block's, wrapped or not", d: deploymentStatus(1, 1, 3, 3, 3),
-			err:     fmt.Errorf("applying: %w", &blockedError{reason: cachev1.ReasonNameInUse, message: "taken"}),
-			want:    conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonNameInUse},
-			settled: true},
+			err: fmt.Errorf("applying: %w", &blockedError{reason: cachev1.ReasonNameInUse, message: "taken"}), want: conditions(
+				allReady, complete, [3]string{yes, cachev1.ReasonNameInUse, "taken"}),
+			wantReady: 3, settled: true},
 		{name: "terminating and finished pods are not nodes", d: deploymentStatus(1, 1, 3, 3, 3),
 			pods: []corev1.Pod{pod("m-a", corev1.PodRunning, true), pod("m-b", corev1.PodSucceeded, false), pod("m-c", corev1.PodFailed, false), pod("m-d", corev1.PodRunning, false)},
-			want: conds{cachev1.ReasonAllReplicasReady, cachev1.ReasonRolloutComplete, cachev1.ReasonReconciled}, wantNodes: []string{"m-d"},
-			settled: true},
+			want: conditions(allReady, complete, reconciled), wantReady: 3, wantNodes: []string{"m-d"}, settled: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mc := gen.Memcached("ns", "m", gen.WithSize(3), gen.WithGeneration(2))
 			st := desiredStatus(mc, Options{}, tt.d, tt.pods, tt.err)
-			got := conds{
-				meta.FindStatusCondition(st.Conditions, cachev1.ConditionAvailable).Reason,
-				meta.FindStatusCondition(st.Conditions, cachev1.ConditionProgressing).Reason,
-				meta.FindStatusCondition(st.Conditions, cachev1.ConditionDegraded).Reason,
+			want := cachev1.MemcachedStatus{
+				ReadyReplicas:      tt.wantReady,
+				Nodes:              tt.wantNodes,
+				Selector:           "app.kubernetes.io/instance=m,app.kubernetes.io/name=memcached",
+				ObservedGeneration: 2,
+				Conditions:         tt.want,
 			}
-			if got != tt.want {
-				t.Errorf("reasons = %+v, want %+v", got, tt.want)
+			if diff := cmp.Diff(want, st, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
 			}
 			if got := settled(st); got != tt.settled {
 				t.Errorf("settled = %v, want %v", got, tt.settled)
-			}
-			if diff := cmp.Diff(tt.wantNodes, st.Nodes); diff != "" {
-				t.Errorf("nodes (-want +got):\n%s", diff)
-			}
-			if st.ObservedGeneration != 2 || st.Selector != "app.kubernetes.io/instance=m,app.kubernetes.io/name=memcached" {
-				t.Errorf("observedGeneration %d, selector %q", st.ObservedGeneration, st.Selector)
 			}
 		})
 	}
