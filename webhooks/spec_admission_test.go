@@ -121,11 +121,15 @@ var _ = Describe("the CRD schema without the webhooks", Ordered, func() {
 		Entry("item size above half the memory", map[string]any{"memory": "3Mi", "maxItemSize": "2Mi"}, `spec: Invalid value: spec.maxItemSize must be at most half of spec.memory`),
 		Entry("connections the threads use up", map[string]any{"threads": int64(8), "maxConnections": int64(55)}, `spec: Invalid value: spec.maxConnections must be at least 5 per thread plus 16`),
 		Entry("no threads", map[string]any{"threads": int64(0)}, `spec.threads in body should be greater than or equal to 1`),
+		Entry("one thread more than the most", map[string]any{"threads": int64(257), "maxConnections": int64(4096)},
+			`spec.threads: Invalid value: 257: spec.threads in body should be less than or equal to 256`),
 		Entry("size 0", map[string]any{"size": int64(0)}, `spec.size in body should be greater than or equal to 1`),
 	)
 
 	It("admits the boundaries memcached accepts", func(ctx SpecContext) {
 		Expect(c.Create(ctx, memcachedObject("default", "edges", withSpec(map[string]any{
 			"memory": "1Mi", "maxItemSize": "512Ki", "threads": int64(1), "maxConnections": int64(21)})))).To(Succeed())
+		Expect(c.Create(ctx, memcachedObject("default", "most-threads", withSpec(map[string]any{
+			"threads": int64(256), "maxConnections": int64(1296)})))).To(Succeed())
 	})
 })
