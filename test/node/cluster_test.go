@@ -98,7 +98,8 @@ func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1
 
 // serving waits until mc has exactly n pods, every one Running and Ready on
 // the real node with image, and mc's status says so: readyReplicas n,
-// Available, and status.nodes the names of those pods. It returns them.
+// Available with every pod ready, not Degraded, and status.nodes the names
+// of those pods. It returns them.
 func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int, image string) []corev1.Pod {
 	GinkgoHelper()
 	var pods []corev1.Pod
@@ -119,8 +120,15 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 		g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), got)).To(Succeed())
 		g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(n))
 		g.Expect(got.Status.Nodes).To(Equal(names))
-		g.Expect(got.Status.Conditions).To(ContainElement(And(
-			HaveField("Type", cachev1.ConditionAvailable), HaveField("Status", metav1.ConditionTrue))))
+		ready := fmt.Sprintf("%d of %d pods ready", n, n)
+		if n == 1 {
+			ready = "1 of 1 pod ready"
+		}
+		g.Expect(got.Status.Conditions).To(ContainElements(
+			And(HaveField("Type", cachev1.ConditionAvailable), HaveField("Status", metav1.ConditionTrue),
+				HaveField("Reason", cachev1.ReasonAllReplicasReady), HaveField("Message", ready)),
+			And(HaveField("Type", cachev1.ConditionDegraded), HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", cachev1.ReasonReconciled), HaveField("Message", "all objects applied"))))
 	}).Should(Succeed())
 	return pods
 }

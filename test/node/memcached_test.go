@@ -166,12 +166,15 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		}
 	}, SpecTimeout(3*time.Minute))
 
-	It("stores and returns a 3 MiB item with maxItemSize 4Mi and memory 256Mi, which memcached at the defaults refuses", func(ctx SpecContext) {
+	It("stores and returns a 3 MiB item with maxItemSize 4Mi, memory 256Mi and 256 threads (the most admitted), which memcached at the defaults refuses", func(ctx SpecContext) {
 		value := make([]byte, 3*1024*1024)
 		_, _ = rand.Read(value)
 
-		// Size 1 is admitted with a warning, which is all it costs here.
-		large := gen.Memcached(ns, "large-items", gen.WithSize(1), gen.WithMemory("256Mi"), gen.WithMaxItemSize("4Mi"))
+		// Size 1 and 256 threads are admitted with warnings, which is all
+		// they cost here. The threads ride on this Memcached rather than on
+		// one of their own, which would cost another pod start.
+		large := gen.Memcached(ns, "large-items", gen.WithSize(1), gen.WithMemory("256Mi"), gen.WithMaxItemSize("4Mi"),
+			gen.WithThreads(256), gen.WithMaxConnections(1296))
 		Expect(c.k8s.Create(ctx, large)).To(Succeed())
 		DeferCleanup(c.deleteMemcached, large, NodeTimeout(3*time.Minute))
 		// The suite's cache runs at the defaults; when it does not run (a
@@ -197,7 +200,10 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(settings).To(HaveKeyWithValue("item_size_max", "4194304"), "pod %s", pod.Name)
 		Expect(settings).To(HaveKeyWithValue("maxbytes", "268435456"), "pod %s", pod.Name)
-		Expect(pod.Spec.Containers[0].Command).To(ContainElements("--max-item-size=4194304", "--memory-limit=256"), "pod %s", pod.Name)
+		Expect(settings).To(HaveKeyWithValue("num_threads", "256"), "pod %s", pod.Name)
+		Expect(settings).To(HaveKeyWithValue("maxconns", "1296"), "pod %s", pod.Name)
+		Expect(pod.Spec.Containers[0].Command).To(Equal([]string{"memcached", "--port=11211", "--memory-limit=256",
+			"--extended=modern", "--verbose", "--max-item-size=4194304", "--conn-limit=1296", "--threads=256"}), "pod %s", pod.Name)
 
 		size := int(ptr.Deref(defaults.Spec.Size, 0))
 		for _, p := range c.serving(ctx, defaults, size, memcachedA.Ref) {
