@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -74,6 +75,11 @@ func createCRDs(ctx context.Context, c client.Client, crds []*apiextensionsv1.Cu
 				established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
 			}
 			g.Expect(established).To(BeTrue(), "CRD %s not Established", crd.Name)
+			// Discovery serves a CRD a moment after it is Established; until
+			// then a create of its kind fails with no kind match.
+			gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+			_, err := c.RESTMapper().RESTMapping(gk, crd.Spec.Versions[0].Name)
+			g.Expect(err).NotTo(HaveOccurred())
 		}
 	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 }
