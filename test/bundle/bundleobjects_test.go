@@ -1,0 +1,167 @@
+package bundle
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
+)
+
+// olmRole is the bundle Role of the rules only an OLM install uses
+// (config/bundle-objects).
+const olmRole = "memcached-operator-olm"
+
+// The rules only an OLM install uses (certs.KeepOLMSecret, the start-up
+// read of the Subscription) are a bundle Role bound to the CSV's
+// ServiceAccount, which OLM creates in the install namespace alone; none of
+// them is in the CSV's permissions, which OLM also grants in every target
+// namespace, or its clusterPermissions. test/olm asks the API server's
+// authorizer what each install mode grants.
+func TestOLMOnlyRulesAreABundleRole(t *testing.T) {
+	objs := bundleObjects(t)
+	var role *rbacv1.Role
+	var bindings []rbacv1.RoleBinding
+	for _, u := range objs {
+		switch {
+		case u.GetKind() == "Role" && u.GetName() == olmRole:
+			role = &rbacv1.Role{}
+			fromUnstructured(t, u, role)
+		case u.GetKind() == "RoleBinding":
+			var b rbacv1.RoleBinding
+			fromUnstructured(t, u, &b)
+			bindings = append(bindings, b)
+		}
+	}
+	if role == nil {
+		t.Fatalf("bundle/manifests holds no Role %s", olmRole)
+	}
+	want := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{managerDeployment + "-service-cert"}, Verbs: []string{"get", "patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"operators.coreos.com"}, Resources: []string{"subscriptions"}, Verbs: []string{"list"}},
+	}
+	if !equality.Semantic.DeepEqual(role.Rules, want) {
+		t.Errorf("Role %s rules = %+v, want %+v", olmRole, role.Rules, want)
+	}
+
+	csv := loadBundle(t).CSV
+	sa := managerServiceAccount(t, csv)
+	// No namespace: OLM creates the binding in the install namespace and
+	// copies its subjects as they are; the authorizer reads a ServiceAccount
+	// subject without a namespace as the binding's.
+	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa}
+	i := slices.IndexFunc(bindings, func(b rbacv1.RoleBinding) bool { return b.RoleRef.Kind == "Role" && b.RoleRef.Name == olmRole })
+	if i < 0 {
+		t.Fatalf("no RoleBinding binds Role %s", olmRole)
+	}
+	if got := bindings[i].Subjects; !reflect.DeepEqual(got, []rbacv1.Subject{subject}) {
+		t.Errorf("RoleBinding %s subjects = %+v, want only %+v", bindings[i].Name, got, subject)
+	}
+	if role.Namespace != "" || bindings[i].Namespace != "" {
+		t.Errorf("Role and RoleBinding have namespaces %q and %q: OLM puts bundle objects in the install namespace", role.Namespace, bindings[i].Namespace)
+	}
+
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	for _, set := range []struct {
+		name  string
+		perms []v1alpha1.StrategyDeploymentPermissions
+	}{{"permissions", strategy.Permissions}, {"clusterPermissions", strategy.ClusterPermissions}} {
+		for _, p := range set.perms {
+			for _, r := range p.Rules {
+				if slices.ContainsFunc(want, func(w rbacv1.PolicyRule) bool { return overlaps(r, w) }) {
+					t.Errorf("the CSV's %s grant %+v, an OLM-only rule, in every namespace they reach", set.name, r)
+				}
+			}
+		}
+	}
+}
+
+// overlaps: r grants some of what w grants (a shared group, resource and
+// verb).
+func overlaps(r, w rbacv1.PolicyRule) bool {
+	shares := func(a, b []string) bool {
+		return slices.ContainsFunc(a, func(s string) bool { return slices.Contains(b, s) })
+	}
+	return shares(r.APIGroups, w.APIGroups) && shares(r.Resources, w.Resources) && shares(r.Verbs, w.Verbs)
+}
+
+// managerServiceAccount is the ServiceAccount the manager Deployment runs as.
+func managerServiceAccount(t *testing.T, csv *v1alpha1.ClusterServiceVersion) string {
+	t.Helper()
+	sa := managerPod(t, csv).ServiceAccountName
+	if sa == "" {
+		t.Fatal("the manager Deployment names no ServiceAccount")
+	}
+	return sa
+}
+
+// The bundle's NetworkPolicies (OLM creates them in the install namespace)
+// select the manager pod of the CSV's Deployment and admit into it only the
+// webhook port, from any source, as the API server calling it is rarely a
+// pod a selector could name, and the metrics port from namespaces labelled
+// metrics: enabled. Whether a cluster enforces them is its CNI plugin's
+// business; test/olm checks what OLM installed.
+func TestNetworkPoliciesAdmitOnlyWebhookAndMetrics(t *testing.T) {
+	csv := loadBundle(t).CSV
+	var policies []networkingv1.NetworkPolicy
+	var metricsPort int32
+	for _, u := range bundleObjects(t) {
+		switch u.GetKind() {
+		case "NetworkPolicy":
+			var p networkingv1.NetworkPolicy
+			fromUnstructured(t, u, &p)
+			policies = append(policies, p)
+		case "Service":
+			var svc corev1.Service
+			fromUnstructured(t, u, &svc)
+			if svc.Name == managerDeployment+"-metrics-service" {
+				metricsPort = svc.Spec.Ports[0].TargetPort.IntVal
+			}
+		}
+	}
+	if metricsPort == 0 {
+		t.Fatal("no metrics Service in the bundle")
+	}
+	// OLM's Service sends the definitions' port to their targetPort, the
+	// pod's port, which is what a NetworkPolicy sees.
+	webhookPorts := map[string]bool{}
+	for _, w := range csv.Spec.WebhookDefinitions {
+		if w.TargetPort == nil {
+			t.Fatalf("webhook definition %s names no targetPort", w.GenerateName)
+		}
+		webhookPorts[w.TargetPort.String()] = true
+	}
+	if len(webhookPorts) != 1 {
+		t.Fatalf("webhook definitions name target ports %v, want one", webhookPorts)
+	}
+	var webhookPort string
+	for p := range webhookPorts {
+		webhookPort = p
+	}
+
+	var labels map[string]string
+	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		if d.Name == managerDeployment {
+			labels = d.Spec.Template.Labels
+		}
+	}
+	got, err := netpolicy.AdmittedIngress(policies, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"TCP/" + webhookPort:               {netpolicy.AnySource},
+		fmt.Sprintf("TCP/%d", metricsPort): {"namespaces{metrics=enabled}"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the bundle's NetworkPolicies admit %v into the manager pod (labels %v), want %v", got, labels, want)
+	}
+}
