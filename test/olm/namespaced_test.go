@@ -49,6 +49,18 @@ func othersTargets(in install) []string {
 	return out
 }
 
+// targetsBeyond are in's targets other than its own namespace: where OLM
+// grants the CSV's permissions but not the bundle's Role.
+func targetsBeyond(in install) []string {
+	var out []string
+	for _, ns := range in.targets {
+		if ns != in.namespace {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
 func namespacedInstalls() {
 	// The catalog serves both versions since the upgrade, so a new
 	// Subscription installs the channel's head.
@@ -131,6 +143,14 @@ func namespacedInstalls() {
 				Expect(r.Verbs).To(Equal([]string{"create"}), "%s: cluster-wide rule %+v", in, r)
 				Expect(r.Resources).To(HaveEach(BeElementOf("tokenreviews", "subjectaccessreviews")), "%s: cluster-wide rule %+v", in, r)
 			}
+			expectOLMRulesInOwnNamespaceOnly(ctx, in, append(targetsBeyond(in), othersTargets(in)...))
+		}
+	})
+
+	It("keeps each install's OLM certificate Secret and installs its NetworkPolicies, with what reaches its own namespace only", func(ctx SpecContext) {
+		for _, in := range namespacedInstallList {
+			expectSecretKept(ctx, in)
+			expectNetworkPolicies(ctx, in, in.operatorPod(ctx, image), append(targetsBeyond(in), unwatchedNamespace))
 		}
 	})
 

@@ -8,12 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// access is one request the manager makes.
+// access is one request the manager makes; name is the object's, for a
+// rule that names its objects.
 type access struct {
-	verb, group, resource, subresource string
+	verb, group, resource, subresource, name string
 }
 
 func (a access) String() string {
@@ -23,6 +25,9 @@ func (a access) String() string {
 	}
 	if a.group != "" {
 		r += "." + a.group
+	}
+	if a.name != "" {
+		r += " " + a.name
 	}
 	return a.verb + " " + r
 }
@@ -42,6 +47,21 @@ var managerAccess = []access{
 	{verb: "watch", resource: "pods"},
 	{verb: "create", group: "events.k8s.io", resource: "events"},
 }
+
+// olmAccess is what the manager does only under OLM, in its own namespace:
+// make its Deployment an owner of OLM's webhook certificate Secret
+// (certs.KeepOLMSecret: the pod's ReplicaSet, then the Secret) and read its
+// Subscription at start (subscription_config.go).
+var olmAccess = []access{
+	{verb: "get", resource: "secrets", name: webhookService + "-cert"},
+	{verb: "patch", resource: "secrets", name: webhookService + "-cert"},
+	{verb: "get", group: "apps", resource: "replicasets"},
+	{verb: "list", group: "operators.coreos.com", resource: "subscriptions"},
+}
+
+// otherSecret is a Secret the manager may read nowhere, its own namespace
+// included.
+var otherSecret = access{verb: "get", resource: "secrets", name: "someone-elses"}
 
 // metricsAccess is what the manager does cluster-wide: check the callers of
 // its metrics endpoint.
@@ -66,7 +86,7 @@ func can(ctx context.Context, sa serviceAccount, a access, namespace string) boo
 		User:   "system:serviceaccount:" + sa.namespace + ":" + sa.name,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + sa.namespace, "system:authenticated"},
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource,
+			Namespace: namespace, Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Name: a.name,
 		},
 	}}
 	Expect(k8s.Create(ctx, sar)).To(Succeed())
@@ -92,4 +112,21 @@ func clusterRules(ctx context.Context, sa serviceAccount) []rbacv1.PolicyRule {
 		}
 	}
 	return rules
+}
+
+// expectOLMRulesInOwnNamespaceOnly checks that the install's ServiceAccount
+// holds the OLM-only rules in the install's namespace, where OLM created
+// them from the bundle's Role, and in none of elsewhere, nor cluster-wide:
+// not in the target namespaces, where OLM copies the CSV's permissions, and
+// not in AllNamespaces mode, where it lifts them to ClusterRoles.
+func expectOLMRulesInOwnNamespaceOnly(ctx context.Context, in install, elsewhere []string) {
+	GinkgoHelper()
+	sa := in.serviceAccount()
+	for _, a := range olmAccess {
+		Expect(can(ctx, sa, a, in.namespace)).To(BeTrue(), "%s: %s in its own namespace", in, a)
+		for _, ns := range append(elsewhere, metav1.NamespaceAll) {
+			Expect(can(ctx, sa, a, ns)).To(BeFalse(), "%s: %s in namespace %q", in, a, ns)
+		}
+	}
+	Expect(can(ctx, sa, otherSecret, in.namespace)).To(BeFalse(), "%s: %s in its own namespace", in, otherSecret)
 }
