@@ -22,7 +22,10 @@ other):
     configurations with OLM's CA and its certificate mounted; the pod serving
     that certificate, a bad Memcached refused through the webhook, a good
     one defaulted and reconciled into serving pods with the proxy; no proxy
-    password in the operator's log; its rules granted in every namespace.
+    password in the operator's log; its rules granted in every namespace,
+    the OLM-only ones (OLM's Secret, ReplicaSets, Subscriptions) in its
+    own namespace alone; the bundle's NetworkPolicies there, selecting
+    the manager pod and admitting only its webhook and metrics ports.
   - Upgrade: a second bundle version replacing the first, while a probe
     makes dry-run creates that admission must admit and must refuse, 20
     rounds a second; every answer must be the one the content calls for.
@@ -33,7 +36,10 @@ other):
     side by side: each CSV succeeds, each operator watches exactly its
     OperatorGroup's namespaces, its webhooks are called only there, its
     ServiceAccount may act there and nowhere else (the API server's
-    authorizer answers), cluster-wide it holds only the metrics reviews;
+    authorizer answers), cluster-wide it holds only the metrics reviews,
+    and the OLM-only rules hold in its own namespace and none of its
+    targets; each keeps its OLM Secret and has its NetworkPolicies in its
+    own namespace alone;
     each reconciles and refuses in its namespaces; a namespace no install
     watches gets neither webhook nor reconcile, while the CRD's schema still
     refuses what memcached cannot run; an install overlapping another's
