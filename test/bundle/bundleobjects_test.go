@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -13,71 +14,79 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// olmRole is the bundle Role of the rules only an OLM install uses
-// (config/bundle-objects).
-const olmRole = "memcached-operator-olm"
+// The rules the manager needs in its own namespace only, the leader
+// election's (config/rbac/leader-election) and those only an OLM install
+// uses (certs.KeepOLMSecret, the start-up read of the Subscription), are
+// bundle Roles bound to the CSV's ServiceAccount, which OLM creates in the
+// install namespace alone. None of them is in the CSV's permissions, which
+// OLM also grants in every target namespace (and cluster-wide for
+// AllNamespaces: every Lease in the cluster), or its clusterPermissions.
+// test/olm asks the API server's authorizer what each install mode grants.
+func TestOwnNamespaceRulesAreBundleRoles(t *testing.T) {
+	var leaderElection rbacv1.Role
+	readYAML(t, filepath.Join(repo.Root(), "config", "rbac", "leader-election", "leader_election_role.yaml"), &leaderElection)
+	wantRoles := map[string][]rbacv1.PolicyRule{
+		"memcached-operator-leader-election-role": leaderElection.Rules,
+		"memcached-operator-olm": {
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{managerDeployment + "-service-cert"}, Verbs: []string{"get", "patch"}},
+			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get"}},
+			{APIGroups: []string{"operators.coreos.com"}, Resources: []string{"subscriptions"}, Verbs: []string{"list"}},
+		},
+	}
 
-// The rules only an OLM install uses (certs.KeepOLMSecret, the start-up
-// read of the Subscription) are a bundle Role bound to the CSV's
-// ServiceAccount, which OLM creates in the install namespace alone; none of
-// them is in the CSV's permissions, which OLM also grants in every target
-// namespace, or its clusterPermissions. test/olm asks the API server's
-// authorizer what each install mode grants.
-func TestOLMOnlyRulesAreABundleRole(t *testing.T) {
-	objs := bundleObjects(t)
-	var role *rbacv1.Role
+	roles := map[string]rbacv1.Role{}
 	var bindings []rbacv1.RoleBinding
-	for _, u := range objs {
-		switch {
-		case u.GetKind() == "Role" && u.GetName() == olmRole:
-			role = &rbacv1.Role{}
-			fromUnstructured(t, u, role)
-		case u.GetKind() == "RoleBinding":
+	for _, u := range bundleObjects(t) {
+		switch u.GetKind() {
+		case "Role":
+			var r rbacv1.Role
+			fromUnstructured(t, u, &r)
+			roles[r.Name] = r
+		case "RoleBinding":
 			var b rbacv1.RoleBinding
 			fromUnstructured(t, u, &b)
 			bindings = append(bindings, b)
 		}
 	}
-	if role == nil {
-		t.Fatalf("bundle/manifests holds no Role %s", olmRole)
-	}
-	want := []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{managerDeployment + "-service-cert"}, Verbs: []string{"get", "patch"}},
-		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get"}},
-		{APIGroups: []string{"operators.coreos.com"}, Resources: []string{"subscriptions"}, Verbs: []string{"list"}},
-	}
-	if !equality.Semantic.DeepEqual(role.Rules, want) {
-		t.Errorf("Role %s rules = %+v, want %+v", olmRole, role.Rules, want)
-	}
-
 	csv := loadBundle(t).CSV
-	sa := managerServiceAccount(t, csv)
 	// No namespace: OLM creates the binding in the install namespace and
 	// copies its subjects as they are; the authorizer reads a ServiceAccount
 	// subject without a namespace as the binding's.
-	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: sa}
-	i := slices.IndexFunc(bindings, func(b rbacv1.RoleBinding) bool { return b.RoleRef.Kind == "Role" && b.RoleRef.Name == olmRole })
-	if i < 0 {
-		t.Fatalf("no RoleBinding binds Role %s", olmRole)
-	}
-	if got := bindings[i].Subjects; !reflect.DeepEqual(got, []rbacv1.Subject{subject}) {
-		t.Errorf("RoleBinding %s subjects = %+v, want only %+v", bindings[i].Name, got, subject)
-	}
-	if role.Namespace != "" || bindings[i].Namespace != "" {
-		t.Errorf("Role and RoleBinding have namespaces %q and %q: OLM puts bundle objects in the install namespace", role.Namespace, bindings[i].Namespace)
-	}
-
+	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: managerServiceAccount(t, csv)}
 	strategy := csv.Spec.InstallStrategy.StrategySpec
-	for _, set := range []struct {
-		name  string
-		perms []v1alpha1.StrategyDeploymentPermissions
-	}{{"permissions", strategy.Permissions}, {"clusterPermissions", strategy.ClusterPermissions}} {
-		for _, p := range set.perms {
-			for _, r := range p.Rules {
-				if slices.ContainsFunc(want, func(w rbacv1.PolicyRule) bool { return overlaps(r, w) }) {
-					t.Errorf("the CSV's %s grant %+v, an OLM-only rule, in every namespace they reach", set.name, r)
+	for name, want := range wantRoles {
+		role, ok := roles[name]
+		if !ok {
+			t.Errorf("bundle/manifests holds no Role %s", name)
+			continue
+		}
+		if !equality.Semantic.DeepEqual(role.Rules, want) {
+			t.Errorf("Role %s rules = %+v, want %+v", name, role.Rules, want)
+		}
+		i := slices.IndexFunc(bindings, func(b rbacv1.RoleBinding) bool { return b.RoleRef.Kind == "Role" && b.RoleRef.Name == name })
+		if i < 0 {
+			t.Errorf("no RoleBinding binds Role %s", name)
+			continue
+		}
+		if got := bindings[i].Subjects; !reflect.DeepEqual(got, []rbacv1.Subject{subject}) {
+			t.Errorf("RoleBinding %s subjects = %+v, want only %+v", bindings[i].Name, got, subject)
+		}
+		if role.Namespace != "" || bindings[i].Namespace != "" {
+			t.Errorf("Role %s and its RoleBinding have namespaces %q and %q: OLM puts bundle objects in the install namespace",
+				name, role.Namespace, bindings[i].Namespace)
+		}
+		for _, set := range []struct {
+			name  string
+			perms []v1alpha1.StrategyDeploymentPermissions
+		}{{"permissions", strategy.Permissions}, {"clusterPermissions", strategy.ClusterPermissions}} {
+			for _, p := range set.perms {
+				for _, r := range p.Rules {
+					if slices.ContainsFunc(want, func(w rbacv1.PolicyRule) bool { return overlaps(r, w) }) {
+						t.Errorf("the CSV's %s grant %+v, a rule of Role %s, in every namespace they reach", set.name, r, name)
+					}
 				}
 			}
 		}

@@ -23,8 +23,8 @@ other):
     that certificate, a bad Memcached refused through the webhook, a good
     one defaulted and reconciled into serving pods with the proxy; no proxy
     password in the operator's log; its rules granted in every namespace,
-    the OLM-only ones (OLM's Secret, ReplicaSets, Subscriptions) in its
-    own namespace alone; the bundle's NetworkPolicies there, selecting
+    the leader election's and the OLM-only ones (OLM's Secret,
+    ReplicaSets, Subscriptions) in its own namespace alone; the bundle's NetworkPolicies there, selecting
     the manager pod and admitting only its webhook and metrics ports.
   - Upgrade: a second bundle version replacing the first, while a probe
     makes dry-run creates that admission must admit and must refuse, 20
@@ -37,8 +37,8 @@ other):
     OperatorGroup's namespaces, its webhooks are called only there, its
     ServiceAccount may act there and nowhere else (the API server's
     authorizer answers), cluster-wide it holds only the metrics reviews,
-    and the OLM-only rules hold in its own namespace and none of its
-    targets; each keeps its OLM Secret and has its NetworkPolicies in its
+    and the leader election's and OLM-only rules hold in its own
+    namespace and none of its targets; each keeps its OLM Secret and has its NetworkPolicies in its
     own namespace alone;
     each reconciles and refuses in its namespaces; a namespace no install
     watches gets neither webhook nor reconcile, while the CRD's schema still

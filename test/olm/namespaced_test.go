@@ -143,7 +143,7 @@ func namespacedInstalls() {
 				Expect(r.Verbs).To(Equal([]string{"create"}), "%s: cluster-wide rule %+v", in, r)
 				Expect(r.Resources).To(HaveEach(BeElementOf("tokenreviews", "subjectaccessreviews")), "%s: cluster-wide rule %+v", in, r)
 			}
-			expectOLMRulesInOwnNamespaceOnly(ctx, in, append(targetsBeyond(in), othersTargets(in)...))
+			expectOwnNamespaceRulesThereOnly(ctx, in, append(targetsBeyond(in), othersTargets(in)...))
 		}
 	})
 

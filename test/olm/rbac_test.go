@@ -48,11 +48,14 @@ var managerAccess = []access{
 	{verb: "create", group: "events.k8s.io", resource: "events"},
 }
 
-// olmAccess is what the manager does only under OLM, in its own namespace:
-// make its Deployment an owner of OLM's webhook certificate Secret
-// (certs.KeepOLMSecret: the pod's ReplicaSet, then the Secret) and read its
-// Subscription at start (subscription_config.go).
-var olmAccess = []access{
+// ownNamespaceAccess is what the manager does in its own namespace only:
+// lead (the Lease and its event) and, only under OLM, make its Deployment
+// an owner of OLM's webhook certificate Secret (certs.KeepOLMSecret: the
+// pod's ReplicaSet, then the Secret) and read its Subscription at start
+// (subscription_config.go).
+var ownNamespaceAccess = []access{
+	{verb: "update", group: "coordination.k8s.io", resource: "leases"},
+	{verb: "create", resource: "events"},
 	{verb: "get", resource: "secrets", name: webhookService + "-cert"},
 	{verb: "patch", resource: "secrets", name: webhookService + "-cert"},
 	{verb: "get", group: "apps", resource: "replicasets"},
@@ -114,15 +117,16 @@ func clusterRules(ctx context.Context, sa serviceAccount) []rbacv1.PolicyRule {
 	return rules
 }
 
-// expectOLMRulesInOwnNamespaceOnly checks that the install's ServiceAccount
-// holds the OLM-only rules in the install's namespace, where OLM created
-// them from the bundle's Role, and in none of elsewhere, nor cluster-wide:
-// not in the target namespaces, where OLM copies the CSV's permissions, and
-// not in AllNamespaces mode, where it lifts them to ClusterRoles.
-func expectOLMRulesInOwnNamespaceOnly(ctx context.Context, in install, elsewhere []string) {
+// expectOwnNamespaceRulesThereOnly checks that the install's
+// ServiceAccount holds ownNamespaceAccess in the install's namespace, where
+// OLM created the bundle's Roles, and in none of elsewhere, nor
+// cluster-wide: not in the target namespaces, where OLM copies the CSV's
+// permissions, and not in AllNamespaces mode, where it lifts them to
+// ClusterRoles.
+func expectOwnNamespaceRulesThereOnly(ctx context.Context, in install, elsewhere []string) {
 	GinkgoHelper()
 	sa := in.serviceAccount()
-	for _, a := range olmAccess {
+	for _, a := range ownNamespaceAccess {
 		Expect(can(ctx, sa, a, in.namespace)).To(BeTrue(), "%s: %s in its own namespace", in, a)
 		for _, ns := range append(elsewhere, metav1.NamespaceAll) {
 			Expect(can(ctx, sa, a, ns)).To(BeFalse(), "%s: %s in namespace %q", in, a, ns)

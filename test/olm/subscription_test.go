@@ -200,14 +200,14 @@ var _ = Describe("OLM installs on a cluster with an egress proxy and a real node
 			expectSecretKept(ctx, all)
 		}, SpecTimeout(5*time.Minute))
 
-		It("holds the manager's rules in every namespace, as OLM lifts them to ClusterRoles for AllNamespaces, and the OLM-only ones in its own alone", func(ctx SpecContext) {
+		It("holds the manager's rules in every namespace, as OLM lifts them to ClusterRoles for AllNamespaces, and the leader election's and OLM-only ones in its own alone", func(ctx SpecContext) {
 			sa := all.serviceAccount()
 			for _, ns := range []string{memcachedNamespace, "default", metav1.NamespaceAll} {
 				for _, a := range managerAccess {
 					Expect(can(ctx, sa, a, ns)).To(BeTrue(), "%s in namespace %q", a, ns)
 				}
 			}
-			expectOLMRulesInOwnNamespaceOnly(ctx, all, []string{memcachedNamespace, "default"})
+			expectOwnNamespaceRulesThereOnly(ctx, all, []string{memcachedNamespace, "default"})
 		})
 
 		It("installs the bundle's NetworkPolicies in its own namespace alone, for the manager pod's webhook and metrics ports", func(ctx SpecContext) {

@@ -1,16 +1,17 @@
 package security
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 )
 
 // TestGeneratedRBAC holds every role the project ships (config/rbac, the
-// ClusterRoles in bundle/manifests and the CSV's permission sets) to the
-// policy of CheckRules.
+// Roles and ClusterRoles in bundle/manifests and the CSV's permission sets)
+// to the policy of CheckRules.
 func TestGeneratedRBAC(t *testing.T) {
 	var roles []role
-	for _, dir := range []string{configRBACDir, bundleManifestDir} {
+	for _, dir := range []string{configRBACDir, filepath.Join(configRBACDir, "leader-election"), bundleManifestDir} {
 		rs, err := rolesInDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +32,9 @@ func TestGeneratedRBAC(t *testing.T) {
 	}
 	for _, want := range []string{
 		"config/rbac/role.yaml ClusterRole manager-role",
-		"config/rbac/leader_election_role.yaml Role leader-election-role",
+		"config/rbac/leader-election/leader_election_role.yaml Role leader-election-role",
+		"bundle/manifests/memcached-operator-leader-election-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-leader-election-role",
+		"bundle/manifests/memcached-operator-olm_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-olm",
 		"config/rbac/metrics_auth_role.yaml ClusterRole metrics-auth-role",
 		"config/rbac/metrics_reader_role.yaml ClusterRole metrics-reader",
 		"CSV clusterPermissions of " + operatorServiceAccount,

@@ -44,7 +44,7 @@ var _ = Describe("The generated RBAC", func() {
 		mc := gen.Memcached(ns, "cache", gen.WithSize(2))
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 
-		// The lease and its event: leader_election_role.yaml.
+		// The lease and its event: leader-election/leader_election_role.yaml.
 		Eventually(func(g Gomega) {
 			lease := &coordinationv1.Lease{}
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: leaderElectionID}, lease)).To(Succeed())
