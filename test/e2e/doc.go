@@ -8,7 +8,9 @@ and renewing the webhook certificate:
     in the manager's volume.
   - On the local cluster: cert-manager's controllers and CA injector run in the test process
     (test/framework/certmanager), config/default is applied with
-    bin/kubectl, the operator binary runs on the host with the issued
+    bin/kubectl (its NetworkPolicies land beside the manager, selecting its
+    pods as config/default says; nothing here enforces them), the operator
+    binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
   - The README's first command as a new user runs it, with no cluster
