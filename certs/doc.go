@@ -20,7 +20,11 @@ The sources:
     configurations (config/webhook/manifests.yaml, renamed with
     [LocalNamePrefix]) at https://127.0.0.1:<port>/<path> with that CA. It
     deletes those configurations again when the manager stops, so a stopped
-    `make run` leaves no webhook behind that fails every request.
+    `make run` leaves no webhook behind that fails every request. The
+    directory must be the user's and writable by no one else, and files in
+    it are reused only if they are the user's own, private, and not links:
+    whoever could plant a CA or read the key there could answer the API
+    server's webhook calls.
   - [NewMetricsSource] serves the metrics endpoint with a mounted
     certificate when there is one (--metrics-cert-path), and otherwise leaves
     the choice to controller-runtime, which generates a self-signed

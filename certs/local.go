@@ -35,7 +35,8 @@ const LocalFieldOwner = "memcached-operator-local"
 // LocalOptions configures a LocalSource.
 type LocalOptions struct {
 	// Dir keeps the CA (ca.crt) and the serving certificate (tls.crt,
-	// tls.key) from one run to the next. Created if missing.
+	// tls.key) from one run to the next. Created (0700) if missing;
+	// refused if it is another user's or group or others can write it.
 	Dir string
 
 	// Port is the webhook server's port on 127.0.0.1.

@@ -44,10 +44,16 @@ type localPKI struct {
 
 // loadOrCreateLocalPKI returns the CA and serving certificate kept in dir,
 // or makes and keeps new ones when they are missing, do not verify, lack
-// a name, or expire within localRenewBefore of now. It reports why it made
-// new ones ("" when it reused them).
+// a name, or expire within localRenewBefore of now, or when they are not
+// private files of this user's (see readPrivateFile). It reports why it
+// made new ones ("" when it reused them). It refuses a directory that is
+// not this user's or that others can write (see preparePrivateDir).
 func loadOrCreateLocalPKI(dir string, now time.Time) (localPKI, string, error) {
-	pki, err := loadLocalPKI(dir, now)
+	uid := os.Geteuid()
+	if err := preparePrivateDir(dir, uid); err != nil {
+		return localPKI{}, "", fmt.Errorf("local webhook certificates: %w", err)
+	}
+	pki, err := loadLocalPKI(dir, uid, now)
 	if err == nil {
 		return pki, "", nil
 	}
@@ -66,13 +72,13 @@ func loadOrCreateLocalPKI(dir string, now time.Time) (localPKI, string, error) {
 }
 
 // loadLocalPKI reads the files in dir and says why they cannot be reused.
-func loadLocalPKI(dir string, now time.Time) (localPKI, error) {
+func loadLocalPKI(dir string, uid int, now time.Time) (localPKI, error) {
 	var pki localPKI
 	for _, f := range []struct {
 		name string
 		to   *[]byte
 	}{{CAFile, &pki.caPEM}, {CertFile, &pki.certPEM}, {KeyFile, &pki.keyPEM}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		b, err := readPrivateFile(filepath.Join(dir, f.name), uid)
 		if err != nil {
 			return pki, err
 		}
@@ -204,22 +210,13 @@ func encodePrivateKey(key *ecdsa.PrivateKey) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }
 
-// write keeps the files in dir, which only the user may read. Each file is
-// written under a temporary name and renamed, so a run that is interrupted
-// leaves either the old file or the new one.
+// write keeps the files in dir, which preparePrivateDir has checked.
 func (p localPKI) write(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("local webhook certificates: %w", err)
-	}
 	for _, f := range []struct {
 		name string
 		data []byte
 	}{{CAFile, p.caPEM}, {CertFile, p.certPEM}, {KeyFile, p.keyPEM}} {
-		path := filepath.Join(dir, f.name)
-		if err := os.WriteFile(path+".tmp", f.data, 0o600); err != nil {
-			return fmt.Errorf("local webhook certificates: %w", err)
-		}
-		if err := os.Rename(path+".tmp", path); err != nil {
+		if err := writePrivateFile(dir, f.name, f.data); err != nil {
 			return fmt.Errorf("local webhook certificates: %w", err)
 		}
 	}

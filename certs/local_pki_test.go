@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -147,7 +148,7 @@ func TestLocalPKIIsMadeAgainWhenUnusable(t *testing.T) {
 			if bytes.Equal(before.caPEM, after.caPEM) || bytes.Equal(before.certPEM, after.certPEM) {
 				t.Error("kept part of the old CA and certificate")
 			}
-			if _, err := loadLocalPKI(dir, now.Add(tt.later)); err != nil {
+			if _, err := loadLocalPKI(dir, os.Geteuid(), now.Add(tt.later)); err != nil {
 				t.Errorf("the new files do not load: %v", err)
 			}
 		})
@@ -167,5 +168,117 @@ func overwrite(name string, data []byte) func(*testing.T, string) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// What others could do to the directory before a run: none of it may leave
+// the key readable to them, write it where they choose, or have the run
+// trust a CA or key they planted.
+func TestLocalPKIFilesStayPrivate(t *testing.T) {
+	planted, err := newLocalPKI(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// link plants a symbolic link at dir/name to victim, a file others can
+	// read.
+	link := func(name string) func(t *testing.T, dir, victim string) {
+		return func(t *testing.T, dir, victim string) {
+			if err := os.Symlink(victim, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// plant writes a whole CA, certificate and key into dir, as another
+	// user could if the files were open to them.
+	plant := func(mode os.FileMode) func(t *testing.T, dir, victim string) {
+		return func(t *testing.T, dir, _ string) {
+			for name, data := range map[string][]byte{CAFile: planted.caPEM, CertFile: planted.certPEM, KeyFile: planted.keyPEM} {
+				if err := os.WriteFile(filepath.Join(dir, name), data, mode); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	// linkPlanted plants links to a CA, certificate and key kept private
+	// elsewhere.
+	linkPlanted := func(t *testing.T, dir, _ string) {
+		elsewhere := t.TempDir()
+		plant(0o600)(t, elsewhere, "")
+		for _, name := range []string{CAFile, CertFile, KeyFile} {
+			link(name)(t, dir, filepath.Join(elsewhere, name))
+		}
+	}
+	tests := []struct {
+		name    string
+		dirMode os.FileMode
+		setup   func(t *testing.T, dir, victim string)
+		// wantErr: the run refuses the directory, with an error that
+		// names it and says this.
+		wantErr string
+	}{
+		{name: "pre-existing 0777 directory", dirMode: 0o777, wantErr: "can be written by group or others (mode 0777)"},
+		{name: "group-writable directory", dirMode: 0o770, wantErr: "can be written by group or others (mode 0770)"},
+		{name: "world-writable directory with a kept CA", dirMode: 0o777, setup: plant(0o600), wantErr: "can be written by group or others"},
+		{name: "pre-existing 0755 directory", dirMode: 0o755},
+		{name: "symbolic link at tls.key", dirMode: 0o700, setup: link(KeyFile)},
+		{name: "symbolic link at tls.key.tmp", dirMode: 0o700, setup: link(KeyFile + ".tmp")},
+		{name: "symbolic link at ca.crt", dirMode: 0o700, setup: link(CAFile)},
+		{name: "symbolic links to a private CA, certificate and key", dirMode: 0o700, setup: linkPlanted},
+		{name: "planted CA, certificate and key open to others", dirMode: 0o700, setup: plant(0o644)},
+		{name: "planted CA, certificate and key others can write", dirMode: 0o700, setup: plant(0o622)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			victim := filepath.Join(t.TempDir(), "readable-by-all")
+			if err := os.WriteFile(victim, []byte("victim"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), "webhook-certs")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tt.setup != nil {
+				tt.setup(t, dir, victim)
+			}
+			// After setup, and past the umask.
+			if err := os.Chmod(dir, tt.dirMode); err != nil {
+				t.Fatal(err)
+			}
+
+			pki, reason, err := loadOrCreateLocalPKI(dir, time.Now())
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one naming %s and saying %q", err, dir, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reason == "" {
+				t.Error("reused what it found")
+			}
+			if bytes.Equal(pki.caPEM, planted.caPEM) || bytes.Equal(pki.keyPEM, planted.keyPEM) {
+				t.Error("serves with the planted CA or key")
+			}
+			if b, err := os.ReadFile(victim); err != nil || string(b) != "victim" {
+				t.Errorf("wrote through the link: the victim file holds %q (%v)", b, err)
+			}
+			for _, name := range []string{CAFile, CertFile, KeyFile} {
+				fi, err := os.Lstat(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+					t.Errorf("%s: mode %v, want a regular file of mode 0600", name, fi.Mode())
+				}
+			}
+			if _, reason, err := loadOrCreateLocalPKI(dir, time.Now()); err != nil || reason != "" {
+				t.Errorf("the next run does not reuse the new files: %q, %v", reason, err)
+			}
+		})
 	}
 }
