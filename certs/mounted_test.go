@@ -69,30 +69,39 @@ func servedSerial(addr string) (*big.Int, error) {
 }
 
 // A renewed Secret reaches the server without a restart: kubelet swaps the
-// volume's files, and the next handshake presents the new certificate.
+// volume's files, and the next handshake presents the new certificate. For
+// both servers that serve a mounted certificate: the webhook server's and,
+// with --metrics-cert-path, the metrics server's.
 func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
-	g := NewWithT(t)
-	dir := t.TempDir()
-	first, firstSerial := newKeyPair(t, "webhook-service.system.svc")
-	g.Expect(secretvolume.Write(dir, first)).To(Succeed())
+	for name, newSource := range map[string]func(dir string) (certs.Source, error){
+		"webhook": func(dir string) (certs.Source, error) { return certs.NewWebhookSource(certs.WebhookOptions{Dir: dir}) },
+		"metrics": certs.NewMetricsSource,
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			dir := t.TempDir()
+			first, firstSerial := newKeyPair(t, "webhook-service.system.svc")
+			g.Expect(secretvolume.Write(dir, first)).To(Succeed())
 
-	src, err := certs.NewMounted(dir)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(src.NeedLeaderElection()).To(BeFalse())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- src.Start(ctx) }()
-	t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
+			src, err := newSource(dir)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(src.NeedLeaderElection()).To(BeFalse())
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- src.Start(ctx) }()
+			t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
 
-	addr := serve(t, src)
-	g.Expect(servedSerial(addr)).To(Equal(firstSerial))
+			addr := serve(t, src)
+			g.Expect(servedSerial(addr)).To(Equal(firstSerial))
 
-	for i := range 2 { // twice: the watch must survive a swap
-		renewed, renewedSerial := newKeyPair(t, "webhook-service.system.svc")
-		g.Expect(secretvolume.Write(dir, renewed)).To(Succeed())
-		g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
-			WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).
-			Should(Equal(renewedSerial), "renewal %d", i+1)
+			for i := range 2 { // twice: the watch must survive a swap
+				renewed, renewedSerial := newKeyPair(t, "webhook-service.system.svc")
+				g.Expect(secretvolume.Write(dir, renewed)).To(Succeed())
+				g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
+					WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).
+					Should(Equal(renewedSerial), "renewal %d", i+1)
+			}
+		})
 	}
 }
 
