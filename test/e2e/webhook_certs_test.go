@@ -192,41 +192,14 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 	It("renews the certificate through cert-manager; the webhook serves the new one without a restart", func(ctx SpecContext) {
 		Expect(operator).NotTo(BeNil(), "needs the previous spec")
 		pid := operator.PID()
-		old := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
-		oldSerial := secretSerial(old)
-
-		By("asking cert-manager to renew, as cmctl renew does: an Issuing condition on the Certificate")
-		start := time.Now()
-		Eventually(func() error {
-			crt := &cmapi.Certificate{}
-			if err := k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt); err != nil {
-				return err
-			}
-			cmapiutil.SetCertificateCondition(crt, crt.Generation, cmapi.CertificateConditionIssuing, cmmeta.ConditionTrue,
-				"ManuallyTriggered", "Certificate re-issuance manually triggered")
-			return k8s.Status().Update(ctx, crt)
-		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
-
-		var renewed *corev1.Secret
-		Eventually(func(g Gomega) {
-			crt := &cmapi.Certificate{}
-			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt)).To(Succeed())
-			g.Expect(crt.Status.Revision).To(HaveValue(BeNumerically(">=", 2)))
-			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
-				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
-			})).To(BeTrue())
-			renewed = getSecretG(ctx, g, webhookCert.Namespace, webhookCert.Spec.SecretName)
-			g.Expect(secretSerial(renewed)).NotTo(Equal(oldSerial))
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		old, renewed := renewCertificate(ctx, webhookCert)
 		newSerial := secretSerial(renewed)
-		GinkgoWriter.Printf("renewed %s after the request: serial %x -> %x\n",
-			time.Since(start).Round(time.Millisecond), oldSerial, newSerial)
 
 		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
 		Expect(secretvolume.Write(webhookCertDir(), renewed.Data)).To(Succeed())
 
 		By("checking the webhook server presents the new certificate")
-		start = time.Now()
+		start := time.Now()
 		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, operator.Ports().Webhook) }).
 			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(newSerial))
 		GinkgoWriter.Printf("new certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
@@ -262,7 +235,62 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(operator.Running()).To(BeTrue())
 		Expect(operator.PID()).To(Equal(pid))
 	}, SpecTimeout(3*time.Minute))
+
+	It("renews the metrics certificate; the metrics server serves the new one without a restart", func(ctx SpecContext) {
+		Expect(operator).NotTo(BeNil(), "needs the operator started above")
+		pid := operator.PID()
+		_, renewed := renewCertificate(ctx, metricsCert)
+
+		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
+		Expect(secretvolume.Write(metricsCertDir(), renewed.Data)).To(Succeed())
+
+		By("checking the metrics server presents the new certificate")
+		start := time.Now()
+		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, operator.Ports().Metrics) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(secretSerial(renewed)))
+		GinkgoWriter.Printf("new metrics certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
+		Expect(operator.Running()).To(BeTrue())
+		Expect(operator.PID()).To(Equal(pid))
+	}, SpecTimeout(2*time.Minute))
 })
+
+// renewCertificate asks cert-manager to renew cert, as cmctl renew does (an
+// Issuing condition on the Certificate), and returns its Secret before and
+// after.
+func renewCertificate(ctx context.Context, cert *cmapi.Certificate) (old, renewed *corev1.Secret) {
+	GinkgoHelper()
+	old = getSecret(ctx, cert.Namespace, cert.Spec.SecretName)
+	oldSerial := secretSerial(old)
+	var revision int
+	By("asking cert-manager to renew " + cert.Name)
+	start := time.Now()
+	Eventually(func() error {
+		crt := &cmapi.Certificate{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(cert), crt); err != nil {
+			return err
+		}
+		if crt.Status.Revision != nil {
+			revision = *crt.Status.Revision
+		}
+		cmapiutil.SetCertificateCondition(crt, crt.Generation, cmapi.CertificateConditionIssuing, cmmeta.ConditionTrue,
+			"ManuallyTriggered", "Certificate re-issuance manually triggered")
+		return k8s.Status().Update(ctx, crt)
+	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+
+	Eventually(func(g Gomega) {
+		crt := &cmapi.Certificate{}
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cert), crt)).To(Succeed())
+		g.Expect(crt.Status.Revision).To(HaveValue(BeNumerically(">", revision)))
+		g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
+			Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
+		})).To(BeTrue())
+		renewed = getSecretG(ctx, g, cert.Namespace, cert.Spec.SecretName)
+		g.Expect(secretSerial(renewed)).NotTo(Equal(oldSerial))
+	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+	GinkgoWriter.Printf("%s renewed %s after the request: serial %x -> %x\n",
+		cert.Name, time.Since(start).Round(time.Millisecond), oldSerial, secretSerial(renewed))
+	return old, renewed
+}
 
 func getSecret(ctx context.Context, namespace, name string) *corev1.Secret {
 	GinkgoHelper()
