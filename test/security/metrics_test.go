@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -93,4 +95,68 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 		Entry("403 to a ServiceAccount without the metrics-reader role", stranger, Equal(http.StatusForbidden)),
 		Entry("200 to a ServiceAccount with the metrics-reader role", reader, Equal(http.StatusOK)),
 	)
+
+	// Enough forged tokens at once that, if each cost a TokenReview, they
+	// would wait behind the client's 50 QPS for longer than a review's 10 s
+	// timeout (1,024 / 50 QPS = 20 s), as they did before the gate bounded
+	// them.
+	It("keeps answering the reader through a flood of forged tokens", func(ctx SpecContext) {
+		const forged, atOnce = 2048, 1024
+		code, _, err := scrape(ctx, op.MetricsAddr(), tokens[reader])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusOK))
+
+		start := time.Now()
+		codes := make(chan int, forged)
+		next := make(chan int)
+		var flood sync.WaitGroup
+		for range atOnce {
+			flood.Go(func() {
+				for i := range next {
+					code, _, err := scrape(ctx, op.MetricsAddr(), fmt.Sprintf("forged-%d", i))
+					if err != nil {
+						code = -1
+					}
+					codes <- code
+				}
+			})
+		}
+		go func() {
+			defer close(next)
+			for i := range forged {
+				next <- i
+			}
+		}()
+		floodDone := make(chan struct{})
+		go func() { flood.Wait(); close(floodDone) }()
+
+		// The reader scrapes for as long as the flood lasts.
+		var readerScrapes int
+		var slowest time.Duration
+		for flooding := true; flooding; {
+			select {
+			case <-floodDone:
+				flooding = false
+			default:
+			}
+			t := time.Now()
+			code, body, err := scrape(ctx, op.MetricsAddr(), tokens[reader])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(code).To(Equal(http.StatusOK), "scrape %d, %s into the flood: %.300s", readerScrapes+1, time.Since(start), body)
+			readerScrapes++
+			slowest = max(slowest, time.Since(t))
+		}
+		close(codes)
+		got := map[int]int{}
+		for code := range codes {
+			got[code]++
+		}
+		Expect(got).To(HaveLen(2), "forged tokens get 401 or, past the reviews under way, 429: %v", got)
+		Expect(got[http.StatusUnauthorized] + got[http.StatusTooManyRequests]).To(Equal(forged))
+		Expect(op.Running()).To(BeTrue())
+		AddReportEntry("metrics under a flood of forged tokens", fmt.Sprintf(
+			"%d forged (%d at once) in %s: %d x 401, %d x 429; the reader scraped %d times, all 200, slowest %s",
+			forged, atOnce, time.Since(start).Round(time.Millisecond), got[http.StatusUnauthorized], got[http.StatusTooManyRequests],
+			readerScrapes, slowest.Round(time.Millisecond)))
+	}, SpecTimeout(3*time.Minute))
 })
