@@ -254,6 +254,20 @@ func TestAnswersAreRememberedForTheirTTL(t *testing.T) {
 	if n := tokens.of("forged"); n != 1 {
 		t.Errorf("two requests with one forged token made %d reviews, want 1", n)
 	}
+
+	// A token the API server stops accepting is refused once its answer
+	// expires, and from then on remembered as refused.
+	clock.add(tokenTTL)
+	delete(tokens.users, "reader-token")
+	before := tokens.of("reader-token")
+	for range 2 {
+		if got, _ := scrape(g, http.MethodGet, "Bearer reader-token"); got != http.StatusUnauthorized {
+			t.Errorf("a revoked token: status %d, want 401", got)
+		}
+	}
+	if n := tokens.of("reader-token") - before; n != 1 {
+		t.Errorf("two requests with a revoked token made %d reviews, want 1", n)
+	}
 }
 
 // Forged tokens, however many, are remembered apart from accepted ones
