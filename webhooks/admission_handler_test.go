@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -412,4 +413,30 @@ func deref(p *int32) any {
 		return nil
 	}
 	return *p
+}
+
+// An object that does not decode into a Memcached is let through for the
+// schema to refuse (see tolerateUndecodable), after a look at its kind.
+// Whoever reaches the webhook port can send one of megabytes of nested
+// arrays, which decoded into maps takes some thirty times its size: the
+// look must cost about the body's size, not a multiple of the nesting.
+func TestUndecodableObjectCostsAboutItsSize(t *testing.T) {
+	h := newWebhookHandler(t, webhooks.DefaultSizePolicy())
+	const head = `{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"x"},"spec":{"size":"x","pad":[[]`
+	obj := []byte(head + strings.Repeat(",[]", 1<<20/3) + `]}}`)
+	body := review(admissionv1.Create, object(obj))
+	post(t, h, mutatePath, body, "application/json") // warm up: first use initialises codecs
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	resp := post(t, h, mutatePath, body, "application/json")
+	runtime.ReadMemStats(&after)
+	if !resp.Allowed {
+		t.Fatalf("refused: %v", resp.Result)
+	}
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a %d-byte review allocated %d bytes (%.1f times its size)", len(body), allocated, float64(allocated)/float64(len(body)))
+	if limit := 8 * uint64(len(body)); allocated > limit {
+		t.Errorf("a %d-byte review allocated %d bytes, more than %d", len(body), allocated, limit)
+	}
 }
