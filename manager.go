@@ -22,6 +22,7 @@ import (
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/webhooks"
+	"github.com/example-inc/memcached-operator/webhooks/admissionlimit"
 	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
 
@@ -100,9 +101,9 @@ func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.So
 		Scheme:  scheme,
 		Cache:   controllers.CacheOptions(o.watchNamespaces),
 		Metrics: metricsOpts,
-		WebhookServer: drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
+		WebhookServer: drain.WebhookServer{Drain: stopping, Server: admissionlimit.NewWebhookServer(webhook.NewServer(webhook.Options{
 			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(webhookCerts),
-		})},
+		}), admissionlimit.Options{})},
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,
