@@ -23,6 +23,10 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	if err := setMemoryLimit(); err != nil {
+		fmt.Fprintln(os.Stderr, "invalid environment:", err)
+		os.Exit(2)
+	}
 	if o.olmCSV != "" && o.podNamespace != "" {
 		if err := adoptSubscriptionConfig(o); err != nil {
 			ctrl.Log.Error(err, "reading the Subscription's configuration")

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/example-inc/memcached-operator/test/framework/repo"
@@ -171,6 +172,26 @@ func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
 	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"} {
 		if _, ok := env[name]; ok {
 			t.Errorf("the CSV sets %s: leave the proxy variables to OLM", name)
+		}
+	}
+}
+
+// The manager takes the Go runtime's soft memory limit from MEMORY_LIMIT
+// (memory_limit.go), which must be its own container's limit in bytes, in
+// config/manager and in the CSV OLM installs; without it a flood can grow
+// the heap past the limit before the collector runs, and the pod is killed.
+func TestManagerIsToldItsMemoryLimit(t *testing.T) {
+	for where, manager := range map[string]corev1.Container{
+		managerManifest: managerFromConfig(t),
+		"the CSV":       managerIn(t, managerPod(t, loadBundle(t).CSV)),
+	} {
+		if manager.Resources.Limits.Memory().IsZero() {
+			t.Errorf("%s: the manager has no memory limit", where)
+		}
+		want := &corev1.ResourceFieldSelector{ContainerName: managerContainer, Resource: "limits.memory", Divisor: resource.MustParse("1")}
+		i := slices.IndexFunc(manager.Env, func(e corev1.EnvVar) bool { return e.Name == "MEMORY_LIMIT" })
+		if i < 0 || manager.Env[i].ValueFrom == nil || !equality.Semantic.DeepEqual(manager.Env[i].ValueFrom.ResourceFieldRef, want) {
+			t.Errorf("%s: MEMORY_LIMIT is %+v, want the manager's limits.memory in bytes", where, manager.Env)
 		}
 	}
 }

@@ -114,6 +114,7 @@ var operatorVariables = map[string]bool{
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "no_proxy": true,
 	"POD_NAME": true, "POD_NAMESPACE": true, "OPERATOR_CONDITION_NAME": true,
+	"MEMORY_LIMIT": true, "GOMEMLIMIT": true,
 }
 
 // environ is the test's environment without the operator's variables, then
