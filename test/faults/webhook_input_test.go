@@ -37,8 +37,8 @@ const reviewPrefix = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionRevie
 // reviewSuffix closes reviewPrefix into a well-formed review of size 2.
 const reviewSuffix = `"}},"spec":{"size":2}}}}`
 
-// bigBody is a 10 MiB AdmissionReview: well-formed, but larger than
-// controller-runtime reads (7 MiB).
+// bigBody is a 10 MiB AdmissionReview: well-formed, but larger than the
+// webhook server reads (admissionlimit.DefaultMaxBodyBytes).
 func bigBody() []byte {
 	return []byte(reviewPrefix + strings.Repeat("a", 10<<20) + reviewSuffix)
 }
@@ -55,18 +55,10 @@ var _ = Describe("malformed AdmissionReview bodies posted straight to the webhoo
 	BeforeAll(func(ctx SpecContext) {
 		createNamespace(ctx, ns)
 		op = startOperator(ctx, "webhook-input", operatorConfig{Namespace: ns, Webhooks: true})
-		// Trust the local CA, as the API server does through the
-		// configurations' caBundle: the bodies reach the handlers, not a
-		// TLS error.
-		caPEM, err := os.ReadFile(filepath.Join(localWebhookCertDir(), certs.CAFile))
-		Expect(err).NotTo(HaveOccurred())
-		roots := x509.NewCertPool()
-		Expect(roots.AppendCertsFromPEM(caPEM)).To(BeTrue())
+		poster = newPoster()
+		var err error
 		startRSS, err = op.rssKiB()
 		Expect(err).NotTo(HaveOccurred())
-		poster = &http.Client{Timeout: time.Minute, Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
-		}}
 	}, NodeTimeout(3*time.Minute))
 
 	post := func(ctx context.Context, path, contentType string, body []byte) (answer, error) {
@@ -131,6 +123,19 @@ var _ = Describe("malformed AdmissionReview bodies posted straight to the webhoo
 		Expect(process.Get(ctx, op.ProbeURL()+"/readyz")).To(Equal("ok"))
 	}, NodeTimeout(3*time.Minute))
 })
+
+// newPoster is a client of the webhook server that trusts the local CA, as
+// the API server does through the configurations' caBundle: the bodies
+// reach the handlers, not a TLS error.
+func newPoster() *http.Client {
+	caPEM, err := os.ReadFile(filepath.Join(localWebhookCertDir(), certs.CAFile))
+	Expect(err).NotTo(HaveOccurred())
+	roots := x509.NewCertPool()
+	Expect(roots.AppendCertsFromPEM(caPEM)).To(BeTrue())
+	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+	}}
+}
 
 // answer is what the webhook server replied: the HTTP status and, when the
 // body is an AdmissionReview, its response. controller-runtime answers a bad
