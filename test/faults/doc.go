@@ -31,6 +31,9 @@ What each spec does:
     Subscription's size policy and deploys its memcached image.
   - malformed AdmissionReview bodies posted straight to
     the webhook server are refused without a crash or unbounded memory.
+  - a flood of large reviews posted straight to the webhook server
+    leaves the operator alive, under half its memory limit, and admitting
+    Memcached writes.
 
 Each spec runs its own operator(s) with WATCH_NAMESPACE set to a namespace of
 its own, so the specs do not see each other's objects. Figures (times,
