@@ -143,9 +143,9 @@ func (b *blocking) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // async posts in the background and delivers the answer.
-func async(t *testing.T, url string, body []byte, chunked bool) <-chan answer {
+func async(t *testing.T, url string, body []byte) <-chan answer {
 	c := make(chan answer, 1)
-	go func() { c <- post(t, url, body, chunked) }()
+	go func() { c <- post(t, url, body, false) }()
 	return c
 }
 
@@ -158,7 +158,7 @@ func TestBoundsTheCallsHandledAtOnce(t *testing.T) {
 		opts := opts
 		opts.QueueWait = 100 * time.Millisecond
 		hook, url := serveBlocking(t, opts)
-		held := []<-chan answer{async(t, url, small, false), async(t, url, small, false)}
+		held := []<-chan answer{async(t, url, small), async(t, url, small)}
 		g.Eventually(hook.inside.Load).Should(BeEquivalentTo(2))
 
 		a := post(t, url, small, false)
@@ -168,7 +168,7 @@ func TestBoundsTheCallsHandledAtOnce(t *testing.T) {
 		// Large bodies, and bodies of unknown length, have slots of
 		// their own: a flood of them leaves the small calls alone, and
 		// the other way round.
-		held = append(held, async(t, url, large, false))
+		held = append(held, async(t, url, large))
 		g.Eventually(hook.inside.Load).Should(BeEquivalentTo(3))
 		for name, a := range map[string]answer{
 			"large":            post(t, url, large, false),
@@ -191,10 +191,10 @@ func TestBoundsTheCallsHandledAtOnce(t *testing.T) {
 		opts := opts
 		opts.QueueWait = time.Minute
 		hook, url := serveBlocking(t, opts)
-		held := []<-chan answer{async(t, url, small, false), async(t, url, small, false)}
+		held := []<-chan answer{async(t, url, small), async(t, url, small)}
 		g.Eventually(hook.inside.Load).Should(BeEquivalentTo(2))
 
-		waiting := async(t, url, small, false)
+		waiting := async(t, url, small)
 		g.Consistently(hook.inside.Load).WithTimeout(200*time.Millisecond).Should(BeEquivalentTo(2), "the third waits")
 		g.Eventually(hook.release).Should(BeSent(struct{}{}))
 		g.Eventually(hook.inside.Load).Should(BeEquivalentTo(2), "the third took the freed slot")
