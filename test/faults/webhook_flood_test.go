@@ -55,7 +55,7 @@ var _ = Describe("a flood of large AdmissionReviews posted straight to the webho
 		writes = 8
 		// maxPeakMiB bounds the operator's peak resident memory: half its
 		// container's 256Mi limit. It runs at 40-90 MiB; the bodies it
-		// reads and decodes at once hold some 40 MiB, which the collector
+		// reads and decodes at once hold some 20 MiB, which the collector
 		// lets grow to twice that before it runs. Without the bounds
 		// this flood took it past 1.6 GiB.
 		maxPeakMiB = 128

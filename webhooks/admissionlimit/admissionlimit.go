@@ -43,11 +43,13 @@ const DefaultSmallBodyBytes = 64 << 10
 const DefaultMaxInFlight = 8
 
 // DefaultMaxLargeInFlight is how many large calls (or calls that do not say
-// their length) are read and handled at once. The manager holds about four
-// times a body while it decodes one, so two of DefaultMaxBodyBytes take
-// some 32 MiB: with the small lane's few MiB, that is what a flood can add
-// to the manager's memory, well inside its 256Mi limit.
-const DefaultMaxLargeInFlight = 2
+// their length) are read and handled at once: one. The manager holds about
+// four times a body while it decodes one, some 16 MiB at the bound: with
+// the small lane's few MiB, that is what a flood can add to the live heap,
+// well inside the manager's 256Mi limit. One at a time also leaves the
+// other CPU of a small node to the calls that matter; no real Memcached
+// review is large, so none waits here.
+const DefaultMaxLargeInFlight = 1
 
 // DefaultQueueWait is how long a call waits for a slot: a call that waits
 // its turn is answered on the API server's first try, and one second still
