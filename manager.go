@@ -101,9 +101,9 @@ func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.So
 		Scheme:  scheme,
 		Cache:   controllers.CacheOptions(o.watchNamespaces),
 		Metrics: metricsOpts,
-		WebhookServer: drain.WebhookServer{Drain: stopping, Server: admissionlimit.NewWebhookServer(webhook.NewServer(webhook.Options{
+		WebhookServer: admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
 			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(webhookCerts),
-		}), admissionlimit.Options{})},
+		})}, admissionlimit.Options{}),
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.leaderElect,

@@ -25,5 +25,9 @@
 // API server's webhook client retries such an answer, within the
 // webhook's timeoutSeconds, as it does for its own priority and fairness.
 //
-//	srv := admissionlimit.NewWebhookServer(webhook.NewServer(opts), admissionlimit.Options{})
+// Wrap the server last, around drain.WebhookServer: a handler registered
+// on the outer wrapper runs inside the inner one's, so that a 413 or 429
+// also closes its connection once the pod is draining.
+//
+//	srv := admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: d, Server: webhook.NewServer(opts)}, admissionlimit.Options{})
 package admissionlimit
