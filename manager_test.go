@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,7 +50,7 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	logged := &logBuffer{}
+	logged := gbytes.NewBuffer()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logged)))
 
 	cluster, err := localcluster.New(localcluster.Options{BinDir: repo.ControlPlaneDir()})
@@ -134,8 +134,8 @@ func TestServe(t *testing.T) {
 
 	g.Expect(proxy.tunnels()).To(BeNumerically(">", 0), "the manager's requests went through the proxy")
 	g.Expect(proxy.refused()).To(BeEmpty())
-	g.Expect(logged.String()).To(ContainSubstring(`"value":"http://REDACTED@`+proxy.addr+`"`), "the proxy is logged, redacted")
-	g.Expect(logged.String()).NotTo(ContainSubstring("s3cret-pw"), "the proxy's password in the log")
+	g.Expect(string(logged.Contents())).To(ContainSubstring(`"value":"http://REDACTED@`+proxy.addr+`"`), "the proxy is logged, redacted")
+	g.Expect(string(logged.Contents())).NotTo(ContainSubstring("s3cret-pw"), "the proxy's password in the log")
 
 	// A drain: not ready, and each webhook answer closes its connection.
 	webhookURL := fmt.Sprintf("https://127.0.0.1:%d/validate-cache-example-com-v1-memcached", ports[0])
@@ -266,22 +266,4 @@ func (p *connectProxy) refused() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.refusal...)
-}
-
-// logBuffer is the manager's log, written and read concurrently.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(b)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

@@ -58,6 +58,22 @@ func serve(t *testing.T, src certs.Source) string {
 	return l.Addr().String()
 }
 
+// startAndServe starts src's watch of its files until the test ends, and
+// serves its certificate (serve).
+func startAndServe(t *testing.T, src certs.Source) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- src.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the source's watch: %v", err)
+		}
+	})
+	return serve(t, src)
+}
+
 func servedSerial(addr string) (*big.Int, error) {
 	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr,
 		&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the test looks at the certificate, it does not trust it
@@ -86,12 +102,7 @@ func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
 			src, err := newSource(dir)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(src.NeedLeaderElection()).To(BeFalse())
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error)
-			go func() { done <- src.Start(ctx) }()
-			t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
-
-			addr := serve(t, src)
+			addr := startAndServe(t, src)
 			g.Expect(servedSerial(addr)).To(Equal(firstSerial))
 
 			for i := range 2 { // twice: the watch must survive a swap
@@ -118,11 +129,7 @@ func TestMountedSourceReloadsRewrittenFiles(t *testing.T) {
 	write(first)
 	src, err := certs.NewMounted(dir)
 	g.Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- src.Start(ctx) }()
-	t.Cleanup(func() { cancel(); g.Expect(<-done).To(Succeed()) })
-	addr := serve(t, src)
+	addr := startAndServe(t, src)
 	g.Expect(servedSerial(addr)).To(Equal(firstSerial))
 
 	second, secondSerial := newKeyPair(t, "b")

@@ -1,15 +1,14 @@
 package controllers_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -34,24 +33,6 @@ func proxyVars(httpProxy, httpsProxy, noProxy string) []corev1.EnvVar {
 		}
 	}
 	return out
-}
-
-// syncBuffer collects a manager's log lines from its goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // restartOperator stops the suite's operator and starts one with proxy; the
@@ -201,7 +182,7 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 
 	It("never writes proxy credentials to its log, events or status", func() {
 		const secret = "s3cr3t-pw"
-		logs := &syncBuffer{}
+		logs := gbytes.NewBuffer()
 		restartOperator(proxyVars("http://alice:"+secret+"@proxy:3128", "https://alice:"+secret+"@proxy:3129", ".svc"),
 			func(o *ctrl.Options) { o.Logger = zap.New(zap.WriteTo(logs), zap.UseDevMode(true)) })
 
@@ -228,8 +209,8 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 				HaveField("Message", ContainSubstring("denied request"))))
 		}, timeout, interval).Should(Succeed())
 
-		Expect(logs.String()).To(ContainSubstring(broken.Name), "the log was captured")
-		Expect(logs.String()).NotTo(ContainSubstring(secret))
+		Expect(string(logs.Contents())).To(ContainSubstring(broken.Name), "the log was captured")
+		Expect(string(logs.Contents())).NotTo(ContainSubstring(secret))
 
 		events := &eventsv1.EventList{}
 		Expect(k8s.List(ctx, events, client.InNamespace(watchedNS))).To(Succeed())
