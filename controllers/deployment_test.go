@@ -4,8 +4,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
@@ -74,19 +77,38 @@ func TestDesiredDeployment(t *testing.T) {
 
 // TestDesiredDeploymentUnchangedByDefaults holds the Deployment of a
 // Memcached that sets only its size to the one the operator built before the
-// spec had memory, item size, connections, threads, resources and placement:
-// its desired hash, computed from the whole apply configuration, is the old
-// one, so upgrading the operator rewrites no Deployment and restarts no pod.
+// spec had memory, item size, connections, threads, resources and placement,
+// but for the rollout strategy: its desired hash, computed from the whole
+// apply configuration, is the old one once the strategy is taken out. So an
+// upgrade from an operator without the strategy writes each Deployment's
+// strategy once, and its pod template not at all: no pod restarts.
 func TestDesiredDeploymentUnchangedByDefaults(t *testing.T) {
-	for platform, want := range map[Platform]string{
-		PlatformKubernetes: "34feeddbe5683af4",
-		PlatformOpenShift:  "c721c9bcaa4a48f8",
+	for platform, want := range map[Platform]struct{ withStrategy, withoutStrategy string }{
+		PlatformKubernetes: {"fb5020d42e75cfe1", "34feeddbe5683af4"},
+		PlatformOpenShift:  {"7920a56c9538f7bb", "c721c9bcaa4a48f8"},
 	} {
 		mc := gen.Memcached("ns", "a", gen.WithSize(3), gen.WithUID("uid-1"))
 		d := desiredDeployment(mc, Options{Platform: platform}.withDefaults())
-		if got := d.Annotations[desiredHashAnnotation]; got != want {
-			t.Errorf("%s: desired hash = %s, want %s (the Deployment of a size-only Memcached changed)", platform, got, want)
+		if got := d.Annotations[desiredHashAnnotation]; got != want.withStrategy {
+			t.Errorf("%s: desired hash = %s, want %s (the Deployment of a size-only Memcached changed)", platform, got, want.withStrategy)
 		}
+		d.Annotations, d.Spec.Strategy = nil, nil
+		if got := desiredHash(d)[desiredHashAnnotation]; got != want.withoutStrategy {
+			t.Errorf("%s: desired hash without the strategy = %s, want %s (more than the strategy changed)", platform, got, want.withoutStrategy)
+		}
+	}
+}
+
+// TestDesiredDeploymentReplacesOnePodAtATime: a new pod is ready before an
+// old one stops, whatever the size (Kubernetes' default stops a quarter of
+// the pods at once).
+func TestDesiredDeploymentReplacesOnePodAtATime(t *testing.T) {
+	d := desiredDeployment(gen.Memcached("ns", "a", gen.WithSize(16)), Options{}.withDefaults())
+	want := appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).
+		WithRollingUpdate(appsv1ac.RollingUpdateDeployment().
+			WithMaxUnavailable(intstr.FromInt32(0)).WithMaxSurge(intstr.FromInt32(1)))
+	if diff := cmp.Diff(want, d.Spec.Strategy); diff != "" {
+		t.Errorf("strategy (-want +got):\n%s", diff)
 	}
 }
 
