@@ -26,6 +26,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
@@ -262,17 +263,40 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		Expect(os.ReadFile(op.LogPath())).NotTo(ContainSubstring(password), "the proxy password in the operator's log")
 	}, SpecTimeout(6*time.Minute))
 
-	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names", func(ctx SpecContext) {
-		rollouts := c.rollouts(ctx, cache, sessions)
+	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names, one pod at a time", func(ctx SpecContext) {
+		wide := gen.Memcached(ns, "wide", gen.WithSize(6))
+		Expect(c.k8s.Create(ctx, wide)).To(Succeed())
+		c.serving(ctx, wide, 6, memcachedA.Ref)
+		readyPods, readyEndpoints := &lowest{want: 6}, &lowest{want: 6}
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		defer stopWatching()
+		c.watchReadyPods(watchCtx, wide, readyPods)
+		c.watchReadyEndpoints(watchCtx, wide, readyEndpoints)
+		eventually(ctx, readyPods.seen).Should(BeTrue(), "the pod watch saw the 6 pods")
+		eventually(ctx, readyEndpoints.seen).Should(BeTrue(), "the EndpointSlice watch saw the 6 endpoints")
+
+		rollouts := c.rollouts(ctx, cache, sessions, wide)
+		start := time.Now()
 		startOperator(ctx, memcachedB.Ref)
-		for _, mc := range []*cachev1.Memcached{cache, sessions} {
+		for _, mc := range []*cachev1.Memcached{wide, cache, sessions} {
 			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedB.Ref) {
 				Expect(p.Status.ContainerStatuses[0].Image).To(Equal(memcachedB.Ref))
 				serves(ctx, p, 100)
 			}
+			if mc == wide {
+				AddReportEntry("rollout of a Memcached of size 6, from the operator's restart to 6 new pods serving",
+					time.Since(start).Round(100*time.Millisecond).String())
+			}
 		}
 		c.expectOneRolloutEach(ctx, rollouts)
-	}, SpecTimeout(4*time.Minute))
+		// A pod is ready before an old one stops: Kubernetes' default
+		// strategy stops one of six at once. Endpoints follow pods a
+		// moment later, so the Service may show one fewer for that moment.
+		Expect(readyPods.min()).To(Equal(6), "fewest ready pods of the size-6 Memcached during its rollout")
+		Expect(readyEndpoints.min()).To(BeNumerically(">=", 5), "fewest ready endpoints of its Service during its rollout")
+		AddReportEntry("fewest ready pods, and ready endpoints, of the size-6 Memcached during its rollout",
+			fmt.Sprintf("%d pods, %d endpoints", readyPods.min(), readyEndpoints.min()))
+	}, SpecTimeout(6*time.Minute))
 })
 
 // expectEnvironments waits until the environment of every memcached
@@ -429,4 +453,91 @@ func (o *observations) watchReadyReplicas(ctx context.Context, c *realCluster, m
 			o.mu.Unlock()
 		}
 	}()
+}
+
+// lowest is the fewest ready things a watch counted, from the moment it
+// first counted want: until then the watch is still listing what exists.
+type lowest struct {
+	mu     sync.Mutex
+	want   int
+	primed bool
+	fewest int
+}
+
+func (l *lowest) see(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case !l.primed && n >= l.want:
+		l.primed, l.fewest = true, n
+	case l.primed && n < l.fewest:
+		l.fewest = n
+	}
+}
+
+func (l *lowest) seen() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.primed }
+func (l *lowest) min() int   { l.mu.Lock(); defer l.mu.Unlock(); return l.fewest }
+
+// watchReadyPods counts, at each change, the pods of mc that are ready and
+// not being deleted.
+func (c *realCluster) watchReadyPods(ctx context.Context, mc *cachev1.Memcached, l *lowest) {
+	GinkgoHelper()
+	w, err := c.k8s.Watch(ctx, &corev1.PodList{}, client.InNamespace(mc.Namespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name})
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer GinkgoRecover()
+		defer w.Stop()
+		ready := map[string]bool{}
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type == watch.Error {
+				continue
+			}
+			ready[p.Name] = ev.Type != watch.Deleted && p.DeletionTimestamp == nil && harness.PodReady(p)
+			l.see(countTrue(ready))
+		}
+	}()
+}
+
+// watchReadyEndpoints counts, at each change, the ready endpoints of the
+// Service of mc's name, over all its EndpointSlices.
+func (c *realCluster) watchReadyEndpoints(ctx context.Context, mc *cachev1.Memcached, l *lowest) {
+	GinkgoHelper()
+	w, err := c.k8s.Watch(ctx, &discoveryv1.EndpointSliceList{}, client.InNamespace(mc.Namespace),
+		client.MatchingLabels{discoveryv1.LabelServiceName: mc.Name})
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer GinkgoRecover()
+		defer w.Stop()
+		perSlice := map[string]int{}
+		for ev := range w.ResultChan() {
+			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+			if !ok || ev.Type == watch.Error {
+				continue
+			}
+			n := 0
+			for _, e := range s.Endpoints {
+				if ev.Type != watch.Deleted && ptr.Deref(e.Conditions.Ready, false) {
+					n++
+				}
+			}
+			perSlice[s.Name] = n
+			total := 0
+			for _, n := range perSlice {
+				total += n
+			}
+			l.see(total)
+		}
+	}()
+}
+
+func countTrue(m map[string]bool) int {
+	n := 0
+	for _, v := range m {
+		if v {
+			n++
+		}
+	}
+	return n
 }
