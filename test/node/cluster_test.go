@@ -78,12 +78,16 @@ func (c *realCluster) restrictedNamespace(ctx context.Context, name string) {
 	}}})).To(Succeed())
 }
 
+// podsOf selects the pods of mc by the labels the operator gives them.
+func podsOf(mc *cachev1.Memcached) client.MatchingLabels {
+	return client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name}
+}
+
 // pods are a Memcached's pods that serve or will serve: not terminating,
 // not finished. Sorted by name.
 func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1.Pod, error) {
 	var list corev1.PodList
-	if err := c.k8s.List(ctx, &list, client.InNamespace(mc.Namespace),
-		client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name}); err != nil {
+	if err := c.k8s.List(ctx, &list, client.InNamespace(mc.Namespace), podsOf(mc)); err != nil {
 		return nil, err
 	}
 	var out []corev1.Pod

@@ -323,8 +323,7 @@ func (c *realCluster) deleteMemcached(ctx context.Context, mc *cachev1.Memcached
 		err := c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), &cachev1.Memcached{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Memcached %s gone (%v)", mc.Name, err)
 		var pods corev1.PodList
-		g.Expect(c.k8s.List(ctx, &pods, client.InNamespace(mc.Namespace),
-			client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name})).To(Succeed())
+		g.Expect(c.k8s.List(ctx, &pods, client.InNamespace(mc.Namespace), podsOf(mc))).To(Succeed())
 		g.Expect(pods.Items).To(BeEmpty(), "pods of %s", mc.Name)
 	}).Should(Succeed())
 }
@@ -482,8 +481,7 @@ func (l *lowest) min() int   { l.mu.Lock(); defer l.mu.Unlock(); return l.fewest
 // not being deleted.
 func (c *realCluster) watchReadyPods(ctx context.Context, mc *cachev1.Memcached, l *lowest) {
 	GinkgoHelper()
-	w, err := c.k8s.Watch(ctx, &corev1.PodList{}, client.InNamespace(mc.Namespace),
-		client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name})
+	w, err := c.k8s.Watch(ctx, &corev1.PodList{}, client.InNamespace(mc.Namespace), podsOf(mc))
 	Expect(err).NotTo(HaveOccurred())
 	go func() {
 		defer GinkgoRecover()
@@ -494,8 +492,12 @@ func (c *realCluster) watchReadyPods(ctx context.Context, mc *cachev1.Memcached,
 			if !ok || ev.Type == watch.Error {
 				continue
 			}
-			ready[p.Name] = ev.Type != watch.Deleted && p.DeletionTimestamp == nil && harness.PodReady(p)
-			l.see(countTrue(ready))
+			if ev.Type != watch.Deleted && p.DeletionTimestamp == nil && harness.PodReady(p) {
+				ready[p.Name] = true
+			} else {
+				delete(ready, p.Name)
+			}
+			l.see(len(ready))
 		}
 	}()
 }
@@ -530,14 +532,4 @@ func (c *realCluster) watchReadyEndpoints(ctx context.Context, mc *cachev1.Memca
 			l.see(total)
 		}
 	}()
-}
-
-func countTrue(m map[string]bool) int {
-	n := 0
-	for _, v := range m {
-		if v {
-			n++
-		}
-	}
-	return n
 }
