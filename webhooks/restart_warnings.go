@@ -37,6 +37,7 @@ func restartWarnings(old, spec *cachev1.MemcachedSpec) []string {
 	if !equality.Semantic.DeepEqual(placement(old), placement(spec)) {
 		changes = append(changes, "the pods' placement")
 	}
+	changes = append(changes, tlsChanges(old.TLS, spec.TLS)...)
 	if len(changes) == 0 {
 		return nil
 	}
@@ -69,4 +70,36 @@ func placement(spec *cachev1.MemcachedSpec) cachev1.MemcachedSpec {
 		TopologySpreadConstraints: spec.TopologySpreadConstraints,
 		PriorityClassName:         spec.PriorityClassName,
 	}
+}
+
+// tlsChanges are the changes of spec.tls that reach the pods: all but the
+// issuer, which only annotates the Service. A renewed certificate changes
+// no spec and restarts nothing.
+func tlsChanges(old, tls *cachev1.MemcachedTLS) []string {
+	switch {
+	case old == nil && tls == nil:
+		return nil
+	case old == nil:
+		return []string{"spec.tls (off to on)"}
+	case tls == nil:
+		return []string{"spec.tls (on to off)"}
+	}
+	var changes []string
+	change := func(field, from, to string) {
+		if from != to {
+			changes = append(changes, fmt.Sprintf("spec.tls.%s (%s to %s)", field, from, to))
+		}
+	}
+	change("secretName", old.SecretName, tls.SecretName)
+	change("clientCertificates", orDefault(old.ClientCertificates, cachev1.ClientCertificatesNone),
+		orDefault(tls.ClientCertificates, cachev1.ClientCertificatesNone))
+	change("minVersion", orDefault(old.MinVersion, "the cluster's"), orDefault(tls.MinVersion, "the cluster's"))
+	return changes
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

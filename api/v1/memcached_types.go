@@ -43,6 +43,11 @@ const (
 	// policy, which happens only when the webhooks did not run; the operator
 	// leaves the objects as they are (Degraded=True).
 	ReasonSizeOutOfPolicy = "SizeOutOfPolicy"
+	// ReasonTLSSecretInvalid: a new pod's check of spec.tls's Secret failed
+	// (missing, no certificate, a key that does not match, expired); the
+	// message names the Secret and the problem. Pods that serve keep
+	// serving, and the rollout waits (Degraded=True).
+	ReasonTLSSecretInvalid = "TLSSecretInvalid"
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.
@@ -153,6 +158,76 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// TLS makes memcached serve its clients over TLS only. When omitted,
+	// memcached serves plain text. Turning it on or off replaces the pods
+	// one at a time; a renewed certificate does not: every pod serves it
+	// within two minutes of the Secret's change, keeping its items and its
+	// open connections.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	TLS *MemcachedTLS `json:"tls,omitempty"`
+}
+
+// TLS issuers: who writes the Secret a Memcached's TLS names.
+const (
+	// TLSIssuerExternal: the Secret is written by someone else, by hand or
+	// by cert-manager's Certificate.
+	TLSIssuerExternal = "External"
+	// TLSIssuerOpenShiftServiceCA: the operator asks OpenShift's service CA
+	// to write the Secret for the Memcached's Service.
+	TLSIssuerOpenShiftServiceCA = "OpenShiftServiceCA"
+)
+
+// Client certificate policies of a Memcached's TLS.
+const (
+	// ClientCertificatesNone: any client may connect over TLS.
+	ClientCertificatesNone = "None"
+	// ClientCertificatesRequired: a client must present a certificate
+	// signed by the Secret's ca.crt.
+	ClientCertificatesRequired = "Required"
+)
+
+// MemcachedTLS is how memcached serves TLS.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.issuer) || self.issuer != 'OpenShiftServiceCA' || !has(self.clientCertificates) || self.clientCertificates != 'Required'",message="spec.tls.clientCertificates: Required needs the Secret's ca.crt, which OpenShift's service CA does not write: use an External Secret"
+type MemcachedTLS struct {
+	// SecretName is the Secret, in the Memcached's namespace, holding the
+	// server's certificate chain and key as tls.crt and tls.key, and the CA
+	// of client certificates as ca.crt when they are required: a Secret of
+	// type kubernetes.io/tls, as cert-manager and OpenShift's service CA
+	// write it. A missing or unusable Secret is reported in the Degraded
+	// condition, and pods that still serve keep serving.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="must be a Secret's name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	SecretName string `json:"secretName"`
+
+	// Issuer is who writes the Secret: External (the default) when you or
+	// cert-manager do, OpenShiftServiceCA to have OpenShift's service CA
+	// issue it for the Memcached's Service, whose clients then trust the
+	// CA in the openshift-service-ca.crt ConfigMap of every namespace.
+	// +optional
+	// +kubebuilder:default=External
+	// +kubebuilder:validation:Enum=External;OpenShiftServiceCA
+	Issuer string `json:"issuer,omitempty"`
+
+	// ClientCertificates is None (the default) to let any client connect,
+	// or Required to admit only clients whose certificate the Secret's
+	// ca.crt signs.
+	// +optional
+	// +kubebuilder:default=None
+	// +kubebuilder:validation:Enum=None;Required
+	ClientCertificates string `json:"clientCertificates,omitempty"`
+
+	// MinVersion is the oldest TLS version memcached accepts: VersionTLS12
+	// or VersionTLS13. When omitted it follows the cluster: on OpenShift,
+	// the minimum and ciphers of the APIServer's tlsSecurityProfile
+	// (Intermediate when it sets none); elsewhere TLS 1.2 with the
+	// Intermediate profile's ciphers.
+	// +optional
+	// +kubebuilder:validation:Enum=VersionTLS12;VersionTLS13
+	MinVersion string `json:"minVersion,omitempty"`
 }
 
 // MemcachedStatus is the observed state of a memcached cluster.

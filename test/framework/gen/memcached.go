@@ -77,3 +77,12 @@ func WithMaxConnections(n int32) MemcachedOption {
 func WithThreads(n int32) MemcachedOption {
 	return func(mc *cachev1.Memcached) { mc.Spec.Threads = ptr.To(n) }
 }
+
+// WithTLS serves TLS from the Secret secretName, with the API's defaults
+// for the rest, as the API server stores them.
+func WithTLS(secretName string) MemcachedOption {
+	return func(mc *cachev1.Memcached) {
+		mc.Spec.TLS = &cachev1.MemcachedTLS{SecretName: secretName,
+			Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}
+	}
+}

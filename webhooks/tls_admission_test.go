@@ -1,0 +1,80 @@
+package webhooks_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+)
+
+var _ = Describe("spec.tls through the API server", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = newNamespace(ctx, "tls")
+		warnings.take()
+	})
+
+	It("stores the defaults: an External Secret, no client certificates, the cluster's minimum", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, memcachedObject(ns, "tls", withSpec(map[string]any{
+			"tls": map[string]any{"secretName": "cache-tls"}})))).To(Succeed())
+		mc := &cachev1.Memcached{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "tls"}, mc)).To(Succeed())
+		Expect(mc.Spec.TLS).To(Equal(&cachev1.MemcachedTLS{SecretName: "cache-tls",
+			Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}))
+	})
+
+	DescribeTable("refuses bad values with the field's path",
+		func(ctx SpecContext, tls map[string]any, want string) {
+			err := k8sClient.Create(ctx, memcachedObject(ns, "bad", withSpec(map[string]any{"tls": tls})))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		// The defaulting webhook's decoding writes the missing name as "".
+		Entry("no Secret", map[string]any{}, `is invalid: spec.tls.secretName: Invalid value: "": must be a Secret's name`),
+		Entry("a Secret name with capitals", map[string]any{"secretName": "Cache_TLS"},
+			`spec.tls.secretName: Invalid value: "Cache_TLS": must be a Secret's name: lower-case letters, digits, '-' and '.'`),
+		Entry("TLS 1.1", map[string]any{"secretName": "c", "minVersion": "VersionTLS11"},
+			`spec.tls.minVersion: Unsupported value: "VersionTLS11": supported values: "VersionTLS12", "VersionTLS13"`),
+		Entry("an unknown issuer", map[string]any{"secretName": "c", "issuer": "Vault"},
+			`spec.tls.issuer: Unsupported value: "Vault"`),
+		Entry("client certificates from the service CA", map[string]any{"secretName": "c", "issuer": "OpenShiftServiceCA",
+			"clientCertificates": "Required"}, `spec.tls: Invalid value: spec.tls.clientCertificates: Required needs the Secret's ca.crt`),
+	)
+
+	Context("on update", func() {
+		var mc *cachev1.Memcached
+
+		BeforeEach(func(ctx SpecContext) {
+			mc = gen.Memcached(ns, "cache")
+			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
+			warnings.take()
+		})
+
+		It("warns that turning TLS on and off replaces the pods one at a time", func(ctx SpecContext) {
+			gen.WithTLS("cache-tls")(mc)
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf("changing spec.tls (off to on) replaces every memcached pod, " +
+				"one at a time, and each new pod starts with an empty cache"))
+			mc.Spec.TLS = nil
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf(HavePrefix("changing spec.tls (on to off) replaces every memcached pod")))
+		})
+
+		It("names the TLS fields that reach the pods, and not the issuer", func(ctx SpecContext) {
+			gen.WithTLS("cache-tls")(mc)
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			warnings.take()
+			mc.Spec.TLS.MinVersion = "VersionTLS13"
+			mc.Spec.TLS.ClientCertificates = cachev1.ClientCertificatesRequired
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf(HavePrefix(
+				"changing spec.tls.clientCertificates (None to Required), spec.tls.minVersion (the cluster's to VersionTLS13) replaces")))
+			mc.Spec.TLS.Issuer = cachev1.TLSIssuerOpenShiftServiceCA
+			mc.Spec.TLS.ClientCertificates = cachev1.ClientCertificatesNone
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf(HavePrefix("changing spec.tls.clientCertificates (Required to None) replaces")))
+		})
+	})
+})
