@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 
+	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -19,6 +20,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/certs/metricsauth"
+	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -89,6 +91,7 @@ func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.So
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))
+	utilruntime.Must(configv1.AddToScheme(scheme))
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
@@ -146,21 +149,27 @@ func setupController(mgr manager.Manager, o options, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
+	clusterTLS, err := tlsprofile.Served(dc)
+	if err != nil {
+		return err
+	}
 	proxyVars := proxyenv.FromEnvironment()
 	for _, v := range proxyVars {
 		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
 	}
-	log.Info("configuration", "platform", platform, "watchNamespaces", o.watchNamespaces,
+	log.Info("configuration", "platform", platform, "clusterTLSProfile", clusterTLS, "watchNamespaces", o.watchNamespaces,
 		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
 		"metricsCertPath", o.metricsCertPath)
 	err = controllers.NewMemcachedReconciler(mgr, controllers.Options{
-		Image:       o.memcachedImage,
-		ProxyEnv:    proxyVars,
-		DefaultSize: o.sizePolicy.Default,
-		MinSize:     o.sizePolicy.Min,
-		MaxSize:     o.sizePolicy.Max,
-		Platform:    platform,
-		Workers:     o.workers,
+		Image:             o.memcachedImage,
+		TLSReloaderImage:  o.tlsReloaderImage,
+		ClusterTLSProfile: clusterTLS,
+		ProxyEnv:          proxyVars,
+		DefaultSize:       o.sizePolicy.Default,
+		MinSize:           o.sizePolicy.Min,
+		MaxSize:           o.sizePolicy.Max,
+		Platform:          platform,
+		Workers:           o.workers,
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)

@@ -53,7 +53,11 @@ func (r *MemcachedReconciler) applyIfDrifted(ctx context.Context, mc *cachev1.Me
 // when there is none), after removing list entries the operator no longer
 // wants (see prunePatch).
 func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.Memcached, live *appsv1.Deployment) error {
-	want := desiredDeployment(mc, r.opts)
+	o, err := r.withClusterTLS(ctx, mc)
+	if err != nil {
+		return err
+	}
+	want := desiredDeployment(mc, o)
 	t := applyTarget{kind: "Deployment", want: want, annotations: want.Annotations, live: live,
 		extract: func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }}
 	owned, err := r.readOwnedFields(mc, t)

@@ -27,6 +27,9 @@ func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApp
 		WithSecurityContext(podSecurityContext(o.Platform)).
 		WithContainers(memcachedContainer(mc, o)).
 		WithNodeSelector(mc.Spec.NodeSelector)
+	if mc.Spec.TLS != nil {
+		withTLS(pod, mc, o)
+	}
 	// Placement is copied as the spec gives it: the defaulting webhook has
 	// written the default spread into a spec without placement. Fields the
 	// spec leaves empty stay out, so the Deployment of a Memcached without
@@ -76,6 +79,7 @@ func oneAtATime() *appsv1ac.DeploymentStrategyApplyConfiguration {
 // and test/node).
 func memcachedContainer(mc *cachev1.Memcached, o Options) *corev1ac.ContainerApplyConfiguration {
 	settings := operand.FromSpec(&mc.Spec)
+	settings.TLS = operand.TLSFromSpec(&mc.Spec, o.TLSProfile)
 	resources := operand.Resources(settings)
 	if mc.Spec.Resources != nil {
 		resources = *mc.Spec.Resources

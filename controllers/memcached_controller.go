@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	configv1 "github.com/openshift/api/config/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -19,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -79,7 +81,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexPodsByInstance(context.Background(), mgr); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		// Every update, status included: a status write that lost a race
 		// with a stale cache is corrected when the newer object arrives.
 		For(&cachev1.Memcached{}).
@@ -87,7 +89,11 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&policyv1.PodDisruptionBudget{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
 		// The Deployment and its pods change in bursts during a rollout.
 		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
-		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
+		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf))
+	if r.opts.ClusterTLSProfile {
+		b = b.Watches(&configv1.APIServer{}, handler.EnqueueRequestsFromMapFunc(r.followingClusterTLS))
+	}
+	return b.
 		Named("memcached").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.opts.Workers,

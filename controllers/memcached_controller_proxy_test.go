@@ -159,7 +159,10 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 				}
 			}, timeout, interval).Should(Succeed())
 			eventuallyAvailable(mc, 2)
-			Expect(replicaSetsOf(mc)).To(Equal(before[mc.Name]+1), "one new pod template for %s", mc.Name)
+			// The Deployment controller creates the new ReplicaSet a moment
+			// after the Deployment changes; a second one would show as +2.
+			Eventually(func() int { return replicaSetsOf(mc) }, timeout, interval).Should(Equal(before[mc.Name]+1),
+				"one new pod template for %s", mc.Name)
 			d := &appsv1.Deployment{}
 			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
 			Expect(d.Spec.Template.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "TZ", Value: "UTC"}))
@@ -176,7 +179,7 @@ var _ = Describe("Cluster-wide proxy", Ordered, func() {
 			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
 			Expect(d.Spec.Template.Spec.Containers[0].Env).To(Equal([]corev1.EnvVar{{Name: "TZ", Value: "UTC"}}))
 			eventuallyAvailable(mc, 2)
-			Expect(replicaSetsOf(mc)).To(Equal(before[mc.Name] + 2))
+			Eventually(func() int { return replicaSetsOf(mc) }, timeout, interval).Should(Equal(before[mc.Name] + 2))
 		}
 	})
 

@@ -4,11 +4,18 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 )
 
 // DefaultMemcachedImage is the operand image when RELATED_IMAGE_MEMCACHED is
 // unset: the official memcached image on Alpine.
 const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
+
+// DefaultTLSReloaderImage is the TLS sidecar's image when
+// RELATED_IMAGE_TLS_RELOADER is unset. Its version moves only when the
+// sidecar changes, so that an operator upgrade leaves TLS pods alone.
+const DefaultTLSReloaderImage = "example.com/memcached-operator-tls-reloader:v0.1.0"
 
 // Options configure what the reconciler builds. Package main fills them
 // from flags and the operator's environment once, so tests can run
@@ -16,6 +23,20 @@ const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
 type Options struct {
 	// Image is the memcached image of every Deployment.
 	Image string
+
+	// TLSReloaderImage runs beside memcached in pods that serve TLS: it
+	// checks the Secret's files before memcached starts and has memcached
+	// reload them when the Secret changes.
+	TLSReloaderImage string
+
+	// TLSProfile is the cluster's TLS security profile, which memcached
+	// follows where a Memcached sets no minimum version. The reconciler
+	// reads it when ClusterTLSProfile is set; Intermediate otherwise.
+	TLSProfile tlsprofile.Profile
+
+	// ClusterTLSProfile says the cluster serves OpenShift's APIServer API,
+	// whose object holds the profile: the reconciler watches it.
+	ClusterTLSProfile bool
 
 	// ProxyEnv are the proxy variables every memcached container carries
 	// (see package proxyenv). Empty means the cluster has no proxy.
@@ -50,6 +71,12 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Image == "" {
 		o.Image = DefaultMemcachedImage
+	}
+	if o.TLSReloaderImage == "" {
+		o.TLSReloaderImage = DefaultTLSReloaderImage
+	}
+	if o.TLSProfile.MinVersion == "" {
+		o.TLSProfile = tlsprofile.Intermediate()
 	}
 	if o.DefaultSize == 0 {
 		o.DefaultSize = 1

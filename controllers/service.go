@@ -9,6 +9,12 @@ import (
 	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
+// serviceCASecretAnnotation asks OpenShift's service CA operator to write a
+// serving certificate for the Service into the Secret it names; for a
+// headless Service the certificate also covers *.<service>.<namespace>.svc,
+// the pods' names.
+const serviceCASecretAnnotation = "service.beta.openshift.io/serving-cert-secret-name"
+
 // desiredService is a headless Service: memcached clients shard keys across
 // servers themselves, so they need every pod's address (one DNS A record
 // each), not a load-balanced virtual IP.
@@ -24,5 +30,8 @@ func desiredService(mc *cachev1.Memcached) *corev1ac.ServiceApplyConfiguration {
 				WithPort(operand.Port).
 				WithTargetPort(intstr.FromString(portName)).
 				WithProtocol(corev1.ProtocolTCP)))
+	if tls := mc.Spec.TLS; tls != nil && tls.Issuer == cachev1.TLSIssuerOpenShiftServiceCA {
+		svc.WithAnnotations(map[string]string{serviceCASecretAnnotation: tls.SecretName})
+	}
 	return svc.WithAnnotations(desiredHash(svc))
 }

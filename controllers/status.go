@@ -55,6 +55,10 @@ func desiredStatus(mc *cachev1.Memcached, o Options, d *appsv1.Deployment, pods 
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, blocked.reason, blocked.message
 	case writeErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, cachev1.ReasonReconcileFailed, writeErr.Error()
+	default:
+		if problem := tlsProblem(mc, pods); problem != "" {
+			degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, cachev1.ReasonTLSSecretInvalid, problem
+		}
 	}
 
 	for _, c := range []metav1.Condition{available, progressing, degraded} {

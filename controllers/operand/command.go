@@ -35,6 +35,9 @@ func Command(s Settings) []string {
 	if s.Threads != DefaultThreads {
 		cmd = append(cmd, "--threads="+strconv.FormatInt(s.Threads, 10))
 	}
+	if s.TLS != nil {
+		cmd = append(cmd, s.TLS.args()...)
+	}
 	return cmd
 }
 

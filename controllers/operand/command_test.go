@@ -34,6 +34,18 @@ func TestCommand(t *testing.T) {
 		{"all four", operand.Settings{MemoryMiB: 256, MaxItemSize: 512 << 10, MaxConnections: 1296, Threads: 1},
 			[]string{"memcached", "--port=11211", "--memory-limit=256", "--extended=modern", "--verbose",
 				"--max-item-size=524288", "--conn-limit=1296", "--threads=1"}},
+		{"TLS at the Intermediate profile", with(func(s *operand.Settings) {
+			s.TLS = &operand.TLS{MinVersion: "VersionTLS12", Ciphers: "ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"}
+		}), []string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose",
+			"--enable-ssl", "--listen=*,notls:127.0.0.1:11212",
+			"--extended=ssl_chain_cert=/etc/memcached/tls/tls.crt,ssl_key=/etc/memcached/tls/tls.key,ssl_min_version=2," +
+				"ssl_ciphers=ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"}},
+		{"TLS 1.3 with client certificates", with(func(s *operand.Settings) {
+			s.TLS = &operand.TLS{MinVersion: "VersionTLS13", ClientCertificates: true}
+		}), []string{"memcached", "--port=11211", "--memory-limit=64", "--extended=modern", "--verbose",
+			"--enable-ssl", "--listen=*,notls:127.0.0.1:11212",
+			"--extended=ssl_chain_cert=/etc/memcached/tls/tls.crt,ssl_key=/etc/memcached/tls/tls.key,ssl_min_version=3," +
+				"ssl_ca_cert=/etc/memcached/tls/ca.crt,ssl_verify_mode=2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

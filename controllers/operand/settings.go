@@ -32,6 +32,8 @@ type Settings struct {
 	MaxConnections int64
 	// Threads is --threads.
 	Threads int64
+	// TLS, when set, serves clients over TLS only.
+	TLS *TLS
 }
 
 // DefaultSettings are the settings of a Memcached that sets none.

@@ -90,7 +90,8 @@ func TestInstallModesAreAll(t *testing.T) {
 // markers) and the leader election's are the CSV's namespaced permissions,
 // which OLM grants as Roles in the operator's and the target namespaces and
 // lifts to ClusterRoles only for AllNamespaces. Cluster-wide the manager
-// holds nothing but the reviews its metrics endpoint makes.
+// holds nothing but the reviews its metrics endpoint makes and the read of
+// the cluster's TLS security profile.
 func TestPermissionsAreNamespaced(t *testing.T) {
 	csv := loadBundle(t).CSV
 	strategy := csv.Spec.InstallStrategy.StrategySpec
@@ -109,13 +110,14 @@ func TestPermissionsAreNamespaced(t *testing.T) {
 	metrics := []rbacv1.PolicyRule{
 		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
 		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"config.openshift.io"}, Resources: []string{"apiservers"}, Verbs: []string{"get", "list", "watch"}},
 	}
 	var cluster []rbacv1.PolicyRule
 	for _, p := range strategy.ClusterPermissions {
 		cluster = append(cluster, p.Rules...)
 	}
 	if !equality.Semantic.DeepEqual(cluster, metrics) {
-		t.Errorf("the CSV's clusterPermissions are %+v, want only the metrics reviews %+v", cluster, metrics)
+		t.Errorf("the CSV's clusterPermissions are %+v, want only the metrics reviews and the TLS profile %+v", cluster, metrics)
 	}
 }
 
@@ -230,7 +232,8 @@ func TestRelatedImagesListEveryImage(t *testing.T) {
 			}
 			for _, e := range c.Env {
 				if strings.HasPrefix(e.Name, "RELATED_IMAGE_") {
-					want := strings.ToLower(strings.TrimPrefix(e.Name, "RELATED_IMAGE_"))
+					// operator-sdk's name: the suffix in lower case, "_" as "-".
+					want := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(e.Name, "RELATED_IMAGE_")), "_", "-")
 					if got, ok := related[e.Value]; !ok || got != want {
 						t.Errorf("%s=%s: relatedImages has it as %q (listed %v), want %q", e.Name, e.Value, got, ok, want)
 					}
