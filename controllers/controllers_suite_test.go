@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	configv1 "github.com/openshift/api/config/v1"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,6 +62,7 @@ var _ = BeforeSuite(func() {
 	ctx = context.Background()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(cachev1.AddToScheme(scheme)).To(Succeed())
+	Expect(configv1.AddToScheme(scheme)).To(Succeed())
 
 	bin := repo.ControlPlaneDir()
 	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))

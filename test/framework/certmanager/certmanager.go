@@ -3,9 +3,7 @@ package certmanager
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -23,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 
 	// cert-manager's controllers register themselves with pkg/controller
 	// when imported; these are the ones a SelfSigned or CA Issuer needs.
@@ -61,11 +61,11 @@ var certManagerControllers = []string{
 // CRDDir is deploy/crds of the cert-manager module this module requires,
 // found in the module cache.
 func CRDDir() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/cert-manager/cert-manager").Output()
+	dir, err := repo.ModuleDir("github.com/cert-manager/cert-manager")
 	if err != nil {
-		return "", fmt.Errorf("go list -m github.com/cert-manager/cert-manager: %w", err)
+		return "", err
 	}
-	return filepath.Join(strings.TrimSpace(string(out)), "deploy", "crds"), nil
+	return filepath.Join(dir, "deploy", "crds"), nil
 }
 
 // Start installs cert-manager's CRDs (as the module ships them) and runs its

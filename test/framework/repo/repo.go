@@ -3,6 +3,7 @@ package repo
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -26,6 +27,18 @@ func CRDDir() string { return filepath.Join(Root(), "config", "crd", "bases") }
 
 // WebhookDir holds the webhook configurations that controller-gen writes.
 func WebhookDir() string { return filepath.Join(Root(), "config", "webhook") }
+
+// ModuleDir is where the module path, as this module requires it, lies in
+// the module cache: for the manifests a dependency ships (CRDs).
+func ModuleDir(path string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", path)
+	cmd.Dir = Root()
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s: %w", path, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
 
 // BinDir is where the Makefile puts the tools it builds.
 func BinDir() string { return filepath.Join(Root(), "bin") }
