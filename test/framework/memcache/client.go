@@ -3,6 +3,8 @@ package memcache
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +31,27 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 		return nil, err
 	}
 	return &Client{conn: conn, r: bufio.NewReader(conn)}, nil
+}
+
+// DialTLS connects to addr over TLS with config, completing the handshake
+// before it returns. With TLS 1.3 a server's refusal of the client's
+// certificate comes after the handshake, as the first request's error.
+func DialTLS(ctx context.Context, addr string, config *tls.Config) (*Client, error) {
+	conn, err := (&tls.Dialer{Config: config}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{conn: conn, r: bufio.NewReader(conn)}, nil
+}
+
+// PeerCertificate is the certificate a TLS connection's server presented,
+// nil for a plain connection.
+func (c *Client) PeerCertificate() *x509.Certificate {
+	t, ok := c.conn.(*tls.Conn)
+	if !ok || len(t.ConnectionState().PeerCertificates) == 0 {
+		return nil
+	}
+	return t.ConnectionState().PeerCertificates[0]
 }
 
 // Close closes the connection.

@@ -1,0 +1,128 @@
+package pki
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"time"
+)
+
+// CA signs certificates.
+type CA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	// PEM is the CA certificate, as a Secret's ca.crt holds it.
+	PEM []byte
+}
+
+// Cert is a certificate and its key, PEM-encoded as a kubernetes.io/tls
+// Secret holds them.
+type Cert struct {
+	CertPEM, KeyPEM []byte
+	// Serial is the certificate's serial number, to tell a renewed one.
+	Serial *big.Int
+}
+
+// Options shape a certificate; the zero value is a server certificate
+// valid from an hour ago for a day.
+type Options struct {
+	DNSNames []string
+	// Client makes a client certificate instead of a server one.
+	Client bool
+	// NotBefore and NotAfter override the validity.
+	NotBefore, NotAfter time.Time
+}
+
+// NewCA makes a self-signed CA named name.
+func NewCA(name string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
+// Pool is a pool holding only the CA, for a client's RootCAs or a
+// server's ClientCAs.
+func (ca *CA) Pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.cert)
+	return p
+}
+
+// Issue signs a certificate shaped by o.
+func (ca *CA) Issue(o Options) (Cert, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return Cert{}, err
+	}
+	if o.NotBefore.IsZero() {
+		o.NotBefore = time.Now().Add(-time.Hour)
+	}
+	if o.NotAfter.IsZero() {
+		o.NotAfter = time.Now().Add(24 * time.Hour)
+	}
+	usage := x509.ExtKeyUsageServerAuth
+	if o.Client {
+		usage = x509.ExtKeyUsageClientAuth
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: fmt.Sprint(o.DNSNames)},
+		DNSNames:     o.DNSNames,
+		NotBefore:    o.NotBefore,
+		NotAfter:     o.NotAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return Cert{}, err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return Cert{}, err
+	}
+	return Cert{
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+		Serial:  tmpl.SerialNumber,
+	}, nil
+}
+
+// TLSCertificate is c as crypto/tls takes it, for a client certificate.
+func (c Cert) TLSCertificate() (tls.Certificate, error) {
+	return tls.X509KeyPair(c.CertPEM, c.KeyPEM)
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		// crypto/rand does not fail on Linux.
+		panic(err)
+	}
+	return n
+}
