@@ -13,6 +13,11 @@ and renewing the webhook certificate:
     binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
+  - A Memcached serving TLS from the Certificate of docs/tls/certificate.yaml,
+    applied as docs/tls.md says: its Secret verifies for the Service and
+    every pod's record, and a cert-manager renewal leaves the Deployment and
+    its pods as they were (no rollout, no restart) and the Memcached
+    Available.
   - The README's first command as a new user runs it, with no cluster
     configured (a fresh HOME, no KUBECONFIG): make run starts
     the local cluster and the operator and prints the commands for a second
