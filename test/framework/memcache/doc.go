@@ -1,6 +1,6 @@
 // Package memcache speaks memcached's text protocol, as much of it as the
 // tests need to show that a memcached really serves: store and read back an
-// item, and read the settings it runs with.
+// item, over plain TCP or TLS, and read the settings it runs with.
 //
 //	c, err := memcache.Dial(ctx, net.JoinHostPort(pod.Status.PodIP, "11211"))
 //	defer c.Close()

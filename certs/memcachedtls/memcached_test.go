@@ -1,0 +1,105 @@
+package memcachedtls_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+)
+
+// memcached is Debian's memcached (make memcached) serving TLS with the
+// files of a Secret volume, as in the pod: TLS on one loopback port, plain
+// text on another for the sidecar.
+type memcached struct {
+	proc *process.Process
+	// tlsAddr is the TLS listener; adminAddr the plain one.
+	tlsAddr, adminAddr string
+}
+
+// newMemcached picks memcached's ports; start starts it.
+func newMemcached(t *testing.T) *memcached {
+	t.Helper()
+	ports, err := addr.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &memcached{
+		tlsAddr:   "127.0.0.1:" + strconv.Itoa(ports[0]),
+		adminAddr: "127.0.0.1:" + strconv.Itoa(ports[1]),
+	}
+}
+
+// startMemcached is newMemcached, started.
+func startMemcached(t *testing.T, dir string) *memcached {
+	t.Helper()
+	m := newMemcached(t)
+	m.start(t, dir)
+	return m
+}
+
+// start starts memcached with the Secret volume at dir, and stops it when
+// the test ends. It returns once memcached answers on its plain listener.
+func (m *memcached) start(t *testing.T, dir string) {
+	t.Helper()
+	bin, err := exec.LookPath("memcached")
+	if err != nil {
+		t.Fatalf("memcached is not installed (run make memcached): %v", err)
+	}
+	_, tlsPort, _ := net.SplitHostPort(m.tlsAddr)
+	args := []string{"--port=" + tlsPort, "--udp-port=0",
+		"--listen=127.0.0.1,notls:" + m.adminAddr, "--enable-ssl",
+		"--extended=ssl_chain_cert=" + filepath.Join(dir, memcachedtls.CertFile) + ",ssl_key=" + filepath.Join(dir, memcachedtls.KeyFile)}
+	// memcached refuses to run as root without a user to switch to; root
+	// keeps the files that secretvolume writes readable to it.
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=root")
+	}
+	m.proc, err = process.Start(process.Spec{Path: bin, Args: args, LogPath: filepath.Join(t.TempDir(), "memcached.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.proc.Stop(10 * time.Second) })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.proc.WaitFor(ctx, "its plain listener", func(ctx context.Context) error {
+		return answersVersion(ctx, m.adminAddr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answersVersion is nil when a memcached serves requests at addr.
+func answersVersion(ctx context.Context, addr string) error {
+	c, err := memcache.Dial(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Close() }()
+	_, err = c.StatsSettings()
+	return err
+}
+
+// servedSerial is the serial number of the certificate a new TLS
+// handshake with addr presents, verified against ca.
+func servedSerial(ctx context.Context, addr string, ca issuer) (*big.Int, error) {
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.(*tls.Conn).ConnectionState().PeerCertificates[0].SerialNumber, nil
+}

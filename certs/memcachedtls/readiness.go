@@ -1,0 +1,45 @@
+package memcachedtls
+
+import (
+	"net/http"
+	"time"
+)
+
+// readinessTimeout bounds how long /readyz waits for memcached, below
+// kubelet's default probe timeout of one second's worth of margin.
+const readinessTimeout = time.Second
+
+// ReadinessHandler serves GET /readyz: 200 when memcached answers version
+// on its plain loopback listener at memcachedAddr, 503 when it does not.
+//
+// memcached's TLS port cannot be probed by kubelet instead: a TCP probe
+// opens and closes a connection without a handshake, and memcached counts
+// each one in ssl_handshake_errors, which would then mean nothing.
+func ReadinessHandler(memcachedAddr string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		v, err := version(r.Context(), memcachedAddr, readinessTimeout)
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(err.Error() + "\n"))
+			return
+		}
+		_, _ = w.Write([]byte("memcached " + v + "\n"))
+	})
+	return mux
+}
+
+// newHealthServer serves ReadinessHandler with every phase of a request
+// bounded: only kubelet should call it, and a slow or large request from
+// anyone else must not hold the sidecar's memory.
+func newHealthServer(memcachedAddr string) *http.Server {
+	return &http.Server{
+		Handler:           ReadinessHandler(memcachedAddr),
+		ReadHeaderTimeout: 2 * time.Second,
+		ReadTimeout:       5 * time.Second,
+		WriteTimeout:      5 * time.Second,
+		IdleTimeout:       30 * time.Second,
+		MaxHeaderBytes:    4 << 10,
+	}
+}

@@ -1,0 +1,100 @@
+package memcachedtls_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
+)
+
+// get is the status of GET url, within 5 s.
+func get(ctx context.Context, url string, header http.Header) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// TestReadyzFollowsMemcached probes the sidecar's health server as kubelet
+// would: ready while memcached answers on its plain listener, not ready
+// once it is gone, and never holding a request that is too large.
+func TestReadyzFollowsMemcached(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ca := newIssuer(t)
+	dir := filepath.Join(t.TempDir(), "tls")
+	g.Expect(secretvolume.Write(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	mc := startMemcached(t, dir)
+	s := startSidecar(t, dir, mc.adminAddr)
+
+	// Run listens in its own goroutine.
+	g.Eventually(get).WithArguments(ctx, s.healthURL+"/readyz", http.Header(nil)).
+		WithTimeout(5 * time.Second).WithPolling(20 * time.Millisecond).Should(Equal(http.StatusOK))
+	g.Expect(get(ctx, s.healthURL+"/readyz", http.Header{"X-Large": {strings.Repeat("x", 8<<10)}})).
+		To(Equal(http.StatusRequestHeaderFieldsTooLarge))
+	g.Expect(get(ctx, s.healthURL+"/metrics", nil)).To(Equal(http.StatusNotFound))
+
+	g.Expect(mc.proc.Stop(10 * time.Second)).To(Succeed())
+	g.Expect(get(ctx, s.healthURL+"/readyz", nil)).To(Equal(http.StatusServiceUnavailable))
+}
+
+// TestReadyzRefusesWhatIsNotMemcached: something that takes the
+// connection but does not answer version as memcached does is not a ready
+// memcached, and one that never answers does not hold the probe.
+func TestReadyzRefusesWhatIsNotMemcached(t *testing.T) {
+	for name, answer := range map[string]string{
+		"an error":  "ERROR\r\n",
+		"no answer": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = l.Close() })
+			go func() {
+				for {
+					conn, err := l.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						defer func() { _ = conn.Close() }()
+						if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil || answer == "" {
+							// Hold the connection until the client gives up.
+							_, _ = conn.Read(make([]byte, 1))
+							return
+						}
+						_, _ = conn.Write([]byte(answer))
+					}()
+				}
+			}()
+			srv := httptest.NewServer(memcachedtls.ReadinessHandler(l.Addr().String()))
+			t.Cleanup(srv.Close)
+			if code, err := get(t.Context(), srv.URL+"/readyz", nil); err != nil || code != http.StatusServiceUnavailable {
+				t.Errorf("GET /readyz: %d, %v; want 503 within the probe's timeout", code, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package memcachedtls
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"time"
+)
+
+// reloader hands memcached the Secret's files each time their content
+// changes. It runs in one goroutine.
+type reloader struct {
+	secret    Secret
+	memcached string
+	interval  time.Duration
+	log       *slog.Logger
+	now       func() time.Time
+
+	// accepted is the hash of the content memcached last loaded; zero
+	// until the first refresh, so that the first one after a start is
+	// sent even when the files have not changed since memcached read them.
+	accepted [sha256.Size]byte
+	// failed and failedSum are the last failure logged and the content it
+	// was about, so that a failure that repeats at every tick is logged
+	// once.
+	failed    string
+	failedSum [sha256.Size]byte
+}
+
+// run syncs at once and then every interval until ctx ends.
+func (r *reloader) run(ctx context.Context) {
+	ticker := time.NewTicker(r.interval)
+	defer ticker.Stop()
+	for {
+		r.sync(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// sync sends refresh_certs when the files differ from what memcached last
+// accepted and pass the check. Whatever fails is tried again at the next
+// tick: memcached reads the certificate and the key one after the other,
+// so a refresh that races kubelet's swap of the volume can fail, and it
+// keeps serving what it had until a refresh succeeds.
+func (r *reloader) sync(ctx context.Context) {
+	f := r.secret.read()
+	sum := f.hash()
+	if sum == r.accepted {
+		return
+	}
+	leaf, err := f.check(r.now())
+	if err == nil {
+		err = refreshCerts(ctx, r.memcached)
+	}
+	if err != nil {
+		if ctx.Err() == nil && (err.Error() != r.failed || sum != r.failedSum) {
+			r.failed, r.failedSum = err.Error(), sum
+			r.log.Error(r.failed)
+		}
+		return
+	}
+	r.accepted, r.failed = sum, ""
+	r.log.Info("memcached serves the certificate of Secret "+r.secret.Name,
+		"serial", leaf.SerialNumber.Text(16), "notAfter", leaf.NotAfter.UTC().Format(time.RFC3339))
+}

@@ -1,0 +1,156 @@
+package memcachedtls_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"log/slog"
+	"math/big"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
+)
+
+// logBuffer collects the sidecar's log lines for the test to read while it
+// runs.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// sidecar is a running memcachedtls.Run.
+type sidecar struct {
+	logs *logBuffer
+	// healthURL is the base URL of its health server.
+	healthURL string
+}
+
+// startSidecar runs memcachedtls.Run for the Secret volume at dir and the
+// memcached whose plain listener is adminAddr, reading the files every
+// 50 ms, until the test ends; Run must then return nil.
+func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
+	t.Helper()
+	ports, err := addr.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logBuffer{}
+	healthAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- memcachedtls.Run(ctx, memcachedtls.Options{
+			Secret:        memcachedtls.Secret{Dir: dir, Name: "web-tls"},
+			MemcachedAddr: adminAddr,
+			HealthAddr:    healthAddr,
+			Interval:      50 * time.Millisecond,
+			Log:           slog.New(slog.NewTextHandler(logs, nil)),
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return within 5 s of its context's end")
+		}
+		if t.Failed() {
+			t.Logf("sidecar log:\n%s", logs)
+		}
+	})
+	return sidecar{logs: logs, healthURL: "http://" + healthAddr}
+}
+
+// serialInLog is how the sidecar's log names a certificate it refreshed.
+func serialInLog(serial *big.Int) string { return "serial=" + serial.Text(16) }
+
+// TestRunRefreshesMemcachedInPlace renews the certificate as kubelet
+// updates a Secret volume, and shows that memcached serves the new one to
+// new handshakes without losing an item or a connection.
+func TestRunRefreshesMemcachedInPlace(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ca := newIssuer(t)
+	first, renewed := ca.issue(t), ca.issue(t)
+	dir := filepath.Join(t.TempDir(), "tls")
+	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
+	mc := startMemcached(t, dir)
+	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.serial))
+
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	client, err := memcache.DialTLS(ctx, mc.tlsAddr, &tls.Config{RootCAs: pool})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = client.Close() }()
+	g.Expect(client.Set("before", []byte("the renewal"))).To(Succeed())
+
+	logs := startSidecar(t, dir, mc.adminAddr).logs
+	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
+	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
+		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.serial))
+
+	g.Expect(client.Get("before")).To(Equal([]byte("the renewal")), "the connection opened before the renewal, and its item")
+	g.Expect(logs.String()).To(ContainSubstring(serialInLog(renewed.serial)))
+	g.Expect(logs.String()).To(ContainSubstring("notAfter=" + renewed.notAfter.UTC().Format(time.RFC3339)))
+	g.Expect(logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
+}
+
+// TestRunDoesNotSendAnUnusableSecret starts the sidecar before memcached
+// listens, as a pod may, so its first refreshes fail and are retried; then
+// it gives it a certificate with the wrong
+// key: memcached must keep the certificate it has, since a refresh_certs
+// with those files would leave it with a certificate and no key.
+func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ca := newIssuer(t)
+	first, renewed, other := ca.issue(t), ca.issue(t), ca.issue(t)
+	dir := filepath.Join(t.TempDir(), "tls")
+	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
+	mc := newMemcached(t)
+	logs := startSidecar(t, dir, mc.adminAddr).logs
+	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring("connection refused"))
+	mc.start(t, dir)
+	// The first refresh after a start is sent even though the files are
+	// those memcached started with.
+	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.serial)))
+
+	broken := ca.secretData(renewed)
+	broken[memcachedtls.KeyFile] = other.keyPEM
+	g.Expect(secretvolume.Write(dir, broken)).To(Succeed())
+	g.Eventually(logs.String).WithTimeout(5 * time.Second).
+		Should(ContainSubstring(`Secret \"web-tls\": tls.key does not match the certificate in tls.crt`))
+	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.serial), "memcached's certificate after an unusable Secret")
+	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
+		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
+
+	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
+	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
+		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.serial))
+}
