@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// Stage is what the final stage of a Dockerfile says about the image it
-// makes: the parts the operator image copies, so that the image the tests
-// run is the image `make docker-build` would make.
+// Stage is what a stage of a Dockerfile says about the image it makes: the
+// parts the images of this package copy, so that the image the tests run
+// is the image `make docker-build` would make.
 type Stage struct {
+	// Name is what the stage is called with FROM ... AS; empty if nothing.
+	Name         string
 	From         string
 	User         string
 	Entrypoint   []string
@@ -22,10 +25,18 @@ type Stage struct {
 	Copies [][2]string
 }
 
-// ParseDockerfile reads the final stage of the Dockerfile at path. It knows
-// the instructions a final stage of this project uses and refuses any other,
-// so that a new instruction cannot be silently left out of the test image.
+// ParseDockerfile reads the final stage of the Dockerfile at path, the
+// image a plain `docker build` makes. It knows the instructions a runtime
+// stage of this project uses and refuses any other, so that a new
+// instruction cannot be silently left out of the test image.
 func ParseDockerfile(path string) (Stage, error) {
+	return ParseDockerfileStage(path, "")
+}
+
+// ParseDockerfileStage reads the stage called name (`FROM ... AS name`,
+// what `docker build --target name` makes) of the Dockerfile at path, or
+// the final stage when name is empty, as ParseDockerfile does.
+func ParseDockerfileStage(path, name string) (Stage, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Stage{}, err
@@ -39,17 +50,39 @@ func ParseDockerfile(path string) (Stage, error) {
 		}
 	}
 	lines := strings.Split(continuation.ReplaceAllString(strings.Join(kept, ""), " "), "\n")
-	// Every stage is parsed, the last one is returned; only the final
-	// stage must hold nothing but what the image builder copies.
-	var s Stage
-	var unknown []string
+	// Every stage is parsed; only the one returned must hold nothing but
+	// what the image builder copies.
+	var stages []Stage
+	var unknown [][]string
 	for _, line := range lines {
 		instr, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 		instr, rest = strings.ToUpper(instr), strings.TrimSpace(rest)
+		if instr == "FROM" {
+			// FROM [--platform=...] image [AS name]
+			var f []string
+			for _, w := range strings.Fields(rest) {
+				if !strings.HasPrefix(w, "--") {
+					f = append(f, w)
+				}
+			}
+			st := Stage{From: f[0], Labels: map[string]string{}}
+			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
+				st.Name = f[2]
+			}
+			stages, unknown = append(stages, st), append(unknown, nil)
+			continue
+		}
+		if instr == "" {
+			continue // a blank line
+		}
+		if len(stages) == 0 {
+			if instr == "ARG" {
+				continue // an argument for FROM lines
+			}
+			return Stage{}, fmt.Errorf("%s: no FROM before %s", path, instr)
+		}
+		s := &stages[len(stages)-1]
 		switch instr {
-		case "": // a blank line
-		case "FROM":
-			s, unknown = Stage{From: strings.Fields(rest)[0], Labels: map[string]string{}}, nil
 		case "USER":
 			s.User = rest
 		case "WORKDIR":
@@ -90,17 +123,35 @@ func ParseDockerfile(path string) (Stage, error) {
 			// Build arguments change how the binary is built, not the
 			// image's configuration.
 		default:
-			unknown = append(unknown, instr)
+			unknown[len(unknown)-1] = append(unknown[len(unknown)-1], instr)
 		}
 	}
-	if s.From == "" {
+	if len(stages) == 0 {
 		return Stage{}, fmt.Errorf("%s: no FROM", path)
 	}
-	if len(unknown) > 0 {
-		return Stage{}, fmt.Errorf("%s: the final stage holds %s, which package images does not copy into its image",
-			path, strings.Join(unknown, ", "))
+	i := len(stages) - 1
+	if name != "" {
+		i = slices.IndexFunc(stages, func(s Stage) bool { return s.Name == name })
+		if i < 0 {
+			return Stage{}, fmt.Errorf("%s: no stage %q", path, name)
+		}
 	}
-	return s, nil
+	if len(unknown[i]) > 0 {
+		return Stage{}, fmt.Errorf("%s: the stage %s holds %s, which package images does not copy into its image",
+			path, stageName(stages[i], i == len(stages)-1), strings.Join(unknown[i], ", "))
+	}
+	return stages[i], nil
+}
+
+// stageName names a stage in an error.
+func stageName(s Stage, final bool) string {
+	switch {
+	case s.Name != "" && final:
+		return fmt.Sprintf("%q (the final one)", s.Name)
+	case s.Name != "":
+		return fmt.Sprintf("%q", s.Name)
+	}
+	return "FROM " + s.From + " (the final one)"
 }
 
 var (

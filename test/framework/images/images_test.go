@@ -83,66 +83,114 @@ func TestDockerfileFinalStage(t *testing.T) {
 	}
 }
 
+// The sidecar's stage runs /tls-reloader as the nonroot user and opens the
+// port of /readyz, which the operator's Deployment probes.
+func TestDockerfileTLSReloaderStage(t *testing.T) {
+	s, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tlsReloaderStage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.User != "65532:65532" || !cmp.Equal(s.Entrypoint, []string{"/tls-reloader"}) || s.WorkingDir != "/" {
+		t.Errorf("user %q, entrypoint %v, workdir %q: want the nonroot user running /tls-reloader from /", s.User, s.Entrypoint, s.WorkingDir)
+	}
+	if diff := cmp.Diff([]string{"11213/tcp"}, s.ExposedPorts); diff != "" {
+		t.Errorf("exposed ports (-want +got):\n%s", diff)
+	}
+	if s.Labels["name"] != "memcached-tls-reloader" {
+		t.Errorf("labels = %v", s.Labels)
+	}
+}
+
 func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
-	for name, text := range map[string]string{
-		"RUN in the final stage": "FROM scratch\nCOPY a /a\nRUN true\n",
-		"ADD in the final stage": "FROM scratch\nADD a /a\n",
-		"shell-form entrypoint":  "FROM scratch\nENTRYPOINT /manager\n",
-		"no FROM":                "USER 1\n",
-		"unterminated LABEL":     "FROM scratch\nLABEL a=\"x b=y\n",
+	for name, tt := range map[string]struct{ text, stage string }{
+		"RUN in the final stage": {text: "FROM scratch\nCOPY a /a\nRUN true\n"},
+		"ADD in the final stage": {text: "FROM scratch\nADD a /a\n"},
+		"shell-form entrypoint":  {text: "FROM scratch\nENTRYPOINT /manager\n"},
+		"no FROM":                {text: "USER 1\n"},
+		"unterminated LABEL":     {text: "FROM scratch\nLABEL a=\"x b=y\n"},
+		"RUN in the named stage": {text: "FROM scratch AS side\nRUN true\nFROM scratch\nUSER 1\n", stage: "side"},
+		"no such stage":          {text: "FROM scratch AS other\nUSER 1\nFROM scratch\nUSER 1\n", stage: "side"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "Dockerfile")
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ParseDockerfile(path); err == nil {
+			if _, err := ParseDockerfileStage(path, tt.stage); err == nil {
 				t.Error("parsed without an error")
 			}
 		})
 	}
-	// A RUN in a build stage is none of the image's business.
+	// A RUN in a build stage is none of the image's business, nor is one
+	// in the final stage when another stage is asked for.
 	path := filepath.Join(t.TempDir(), "Dockerfile")
-	text := "FROM golang AS builder\nRUN go build\nFROM scratch\nLABEL a=\"x y\" b=z\nCOPY --from=builder /w/m .\n"
+	text := "FROM golang AS builder\nRUN go build\nFROM scratch AS side\nLABEL a=\"x y\" b=z\nCOPY --from=builder /w/m .\n" +
+		"FROM scratch\nRUN true\n"
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseDockerfile(path)
+	s, err := ParseDockerfileStage(path, "side")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.Equal(s.Labels, map[string]string{"a": "x y", "b": "z"}) || s.Copies[0] != [2]string{"/w/m", "."} {
+	if s.Name != "side" || !cmp.Equal(s.Labels, map[string]string{"a": "x y", "b": "z"}) || s.Copies[0] != [2]string{"/w/m", "."} {
 		t.Errorf("stage = %+v", s)
 	}
 }
 
-// The operator image is configured as the Dockerfile says, and what it runs
-// is static: distroless/static has no C library. The manager itself runs in
-// the image on the real node (test/node); here a small static binary stands
-// in for it, built the same way.
-func TestOperatorImageAgreesWithTheDockerfile(t *testing.T) {
+// The operator's and the TLS reloader's images are configured as their
+// stages of the Dockerfile say, and what they run is static:
+// distroless/static has no C library. The binaries themselves run in the
+// images on the real node (test/node); here a small static binary stands
+// in for them, built the same way.
+func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "stand-in")
 	if err := buildStatic(context.Background(), bin, "./test/framework/images/pause"); err != nil {
 		t.Fatal(err)
 	}
+	// A CSV names the operator's image by its release tag: the archive
+	// holds both.
 	const alias = "example.com/memcached-operator:v0.1.0"
-	img, err := operatorImage(dir, bin, "localhost/memcached-operator:test", alias)
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		name, stage string
+		build       func(dir string) (Image, error)
+		aliases     []string
+	}{
+		{name: "operator", build: func(dir string) (Image, error) {
+			return operatorImage(dir, bin, "localhost/memcached-operator:test", alias)
+		}, aliases: []string{alias}},
+		{name: "tls-reloader", stage: tlsReloaderStage, build: func(dir string) (Image, error) {
+			return tlsReloaderImage(dir, bin, TLSReloaderTag)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			img, err := tt.build(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range tt.aliases {
+				tag, err := ggcrname.NewTag(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := tarball.ImageFromPath(img.Archive, &tag); err != nil {
+					t.Errorf("%s not in the archive: %v", a, err)
+				}
+			}
+			stage, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tt.stage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkImageAgainstStage(t, img, stage)
+		})
 	}
-	// A CSV names the image by its release tag: the archive holds both.
-	tag, err := ggcrname.NewTag(alias)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tarball.ImageFromPath(img.Archive, &tag); err != nil {
-		t.Errorf("%s not in the archive: %v", alias, err)
-	}
-	stage, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// checkImageAgainstStage compares img with the Dockerfile stage it is
+// built from.
+func checkImageAgainstStage(t *testing.T, img Image, stage Stage) {
+	t.Helper()
 	cfg, headers, data := files(t, img)
 	var ports []string
 	for p := range cfg.ExposedPorts {
@@ -154,19 +202,19 @@ func TestOperatorImageAgreesWithTheDockerfile(t *testing.T) {
 	}
 	if cfg.User != stage.User || !cmp.Equal(cfg.Entrypoint, stage.Entrypoint) || cfg.WorkingDir != stage.WorkingDir ||
 		!cmp.Equal(cfg.Labels, stage.Labels) {
-		t.Errorf("image config %+v disagrees with the Dockerfile's final stage %+v", cfg, stage)
+		t.Errorf("image config %+v disagrees with its stage of the Dockerfile %+v", cfg, stage)
 	}
-	manager := stage.Entrypoint[0]
-	if h := headers[manager]; h == nil || h.Mode&0o111 == 0 {
-		t.Fatalf("%s missing or not executable", manager)
+	entrypoint := stage.Entrypoint[0]
+	if h := headers[entrypoint]; h == nil || h.Mode&0o111 == 0 {
+		t.Fatalf("%s missing or not executable", entrypoint)
 	}
-	f, err := elf.NewFile(strings.NewReader(string(data[manager])))
+	f, err := elf.NewFile(strings.NewReader(string(data[entrypoint])))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s is dynamically linked; the Dockerfile builds it with CGO_ENABLED=0", manager)
+			t.Errorf("%s is dynamically linked; the Dockerfile builds it with CGO_ENABLED=0", entrypoint)
 		}
 	}
 	if !strings.Contains(string(data["/etc/passwd"]), ":65532:65532:") {

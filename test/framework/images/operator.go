@@ -14,7 +14,7 @@ import (
 
 // The Dockerfile's base image, gcr.io/distroless/static:nonroot, brings an
 // /etc/passwd with the nonroot user and a world-writable /tmp; the manager
-// needs nothing else from it.
+// and the TLS reloader need nothing else from it.
 const (
 	distrolessPasswd = "root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
 	distrolessGroup  = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
@@ -34,16 +34,25 @@ func Operator(ctx context.Context, dir, ref string, aliases ...string) (Image, e
 
 // operatorImage is Operator's image around a built manager binary.
 func operatorImage(dir, bin, ref string, aliases ...string) (Image, error) {
-	stage, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"))
+	return dockerfileImage("", "manager", bin, filepath.Join(dir, "operator.tar"), ref, aliases...)
+}
+
+// dockerfileImage writes to archive the image of the Dockerfile's stage
+// called stageName (the final stage when empty), tagged ref and each of
+// aliases: bin, as the one file the stage copies, which it must call name,
+// on the distroless base, placed, configured and labelled as the stage
+// says.
+func dockerfileImage(stageName, name, bin, archive, ref string, aliases ...string) (Image, error) {
+	stage, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), stageName)
 	if err != nil {
 		return Image{}, err
 	}
-	if len(stage.Copies) != 1 || path.Base(stage.Copies[0][0]) != "manager" {
-		return Image{}, fmt.Errorf("the Dockerfile's final stage copies %v; package images knows how to build only the manager", stage.Copies)
+	if len(stage.Copies) != 1 || path.Base(stage.Copies[0][0]) != name {
+		return Image{}, fmt.Errorf("the Dockerfile's stage %q copies %v; package images knows how to build only %s there", stageName, stage.Copies, name)
 	}
 	dst := stage.Copies[0][1]
 	if dst == "." || strings.HasSuffix(dst, "/") {
-		dst = path.Join(stage.WorkingDir, dst, "manager")
+		dst = path.Join(stage.WorkingDir, dst, name)
 	}
 	e, err := hostExecutable(bin, dst)
 	if err != nil {
@@ -53,7 +62,7 @@ func operatorImage(dir, bin, ref string, aliases ...string) (Image, error) {
 	for _, p := range stage.ExposedPorts {
 		ports[p] = struct{}{}
 	}
-	return write(filepath.Join(dir, "operator.tar"), []entry{e,
+	return write(archive, []entry{e,
 		{path: "/etc/passwd", mode: 0o644, data: []byte(distrolessPasswd)},
 		{path: "/etc/group", mode: 0o644, data: []byte(distrolessGroup)},
 		{path: "/tmp", mode: 0o1777, dir: true},
