@@ -63,10 +63,6 @@ func withValidity(notBefore, notAfter time.Time) certOption {
 	return func(c *x509.Certificate, _ *crypto.Signer) { c.NotBefore, c.NotAfter = notBefore, notAfter }
 }
 
-func withSerial(n int64) certOption {
-	return func(c *x509.Certificate, _ *crypto.Signer) { c.SerialNumber = big.NewInt(n) }
-}
-
 // withRSAKey gives the certificate an RSA key, which keyPEM then holds in
 // PKCS #1 form ("RSA PRIVATE KEY"), as openssl genrsa writes it.
 func withRSAKey(t *testing.T) certOption {
@@ -80,7 +76,7 @@ func withRSAKey(t *testing.T) certOption {
 }
 
 // issue makes a certificate for 127.0.0.1, valid from an hour ago for a
-// day, with a random serial unless an option says otherwise. The key is
+// day, with a random serial. The key is
 // PKCS #8 ("PRIVATE KEY") for an EC key, as cert-manager writes it.
 func (ca issuer) issue(t *testing.T, opts ...certOption) servingCert {
 	t.Helper()

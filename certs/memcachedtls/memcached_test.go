@@ -80,9 +80,9 @@ func (m *memcached) start(t *testing.T, dir string) {
 	}
 }
 
-// answersVersion is nil when a memcached serves requests at addr.
-func answersVersion(ctx context.Context, addr string) error {
-	c, err := memcache.Dial(ctx, addr)
+// answersVersion is nil when a memcached serves requests at plainAddr.
+func answersVersion(ctx context.Context, plainAddr string) error {
+	c, err := memcache.Dial(ctx, plainAddr)
 	if err != nil {
 		return err
 	}
@@ -92,11 +92,11 @@ func answersVersion(ctx context.Context, addr string) error {
 }
 
 // servedSerial is the serial number of the certificate a new TLS
-// handshake with addr presents, verified against ca.
-func servedSerial(ctx context.Context, addr string, ca issuer) (*big.Int, error) {
+// handshake with tlsAddr presents, verified against ca.
+func servedSerial(ctx context.Context, tlsAddr string, ca issuer) (*big.Int, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.cert)
-	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", addr)
+	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", tlsAddr)
 	if err != nil {
 		return nil, err
 	}

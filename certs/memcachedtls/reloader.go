@@ -45,7 +45,9 @@ func (r *reloader) run(ctx context.Context) {
 // accepted and pass the check. Whatever fails is tried again at the next
 // tick: memcached reads the certificate and the key one after the other,
 // so a refresh that races kubelet's swap of the volume can fail, and it
-// keeps serving what it had until a refresh succeeds.
+// keeps serving what it had until a refresh succeeds. Files that change
+// between this reading and memcached's are caught the same way: the next
+// reading differs from what was accepted, and memcached loads them again.
 func (r *reloader) sync(ctx context.Context) {
 	f := r.secret.read()
 	sum := f.hash()
