@@ -41,6 +41,16 @@ OPERATOR_SDK_VERSION ?= v1.31.0
 # IMG is the operator image.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 
+# TLS_RELOADER_VERSION is the version of the sidecar of memcached pods that
+# serve TLS. It moves apart from VERSION: the sidecar's image is part of
+# every such pod, so an operator release that leaves it alone must leave
+# it at the same tag, or the upgrade would replace every memcached pod.
+TLS_RELOADER_VERSION ?= 0.1.0
+
+# TLS_RELOADER_IMG is the sidecar's image (the Dockerfile's tls-reloader
+# stage).
+TLS_RELOADER_IMG ?= $(IMAGE_TAG_BASE)-tls-reloader:v$(TLS_RELOADER_VERSION)
+
 # CATALOG_IMG is the file-based catalog image.
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 
@@ -162,12 +172,14 @@ run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the oper
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" hack/run.sh
 
 .PHONY: docker-build
-docker-build: ## Build the operator image.
+docker-build: ## Build the operator image (IMG) and the TLS sidecar's image (TLS_RELOADER_IMG).
 	$(CONTAINER_TOOL) build -t ${IMG} .
+	$(CONTAINER_TOOL) build --target tls-reloader -t ${TLS_RELOADER_IMG} .
 
 .PHONY: docker-push
-docker-push: ## Push the operator image.
+docker-push: ## Push the operator image and the TLS sidecar's image.
 	$(CONTAINER_TOOL) push ${IMG}
+	$(CONTAINER_TOOL) push ${TLS_RELOADER_IMG}
 
 .PHONY: build-installer
 build-installer: manifests generate kustomize ## Write dist/install.yaml: CRD and operator, for kubectl apply.
