@@ -23,8 +23,9 @@ if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   "$root/hack/local-cluster.sh" up | { grep -v '^export KUBECONFIG=' || true; }
   export KUBECONFIG=$state_dir/kubeconfig
   if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
-    # The image the real node has: nothing can be pulled.
+    # The images the real node has: nothing can be pulled.
     export RELATED_IMAGE_MEMCACHED=${RELATED_IMAGE_MEMCACHED:-localhost/memcached:debian}
+    export RELATED_IMAGE_TLS_RELOADER=${RELATED_IMAGE_TLS_RELOADER:-localhost/memcached-tls-reloader:test}
   fi
   echo
   echo "No cluster was configured, so the operator runs on the local cluster. In a second terminal:"

@@ -5,9 +5,11 @@ until it receives SIGINT or SIGTERM.
 	local-cluster [--dir .local-cluster] [--bin-dir bin/k8s/<version>] [--nodes N] [--real-node] [--stages <bin-dir>/kwok-stages.yaml]
 
 With --real-node (root only) the cluster has a node that runs pods for real
-(kubelet, containerd, kube-proxy), and the memcached image built from
-Debian's package is imported into it as localhost/memcached:debian, for the
-operator's RELATED_IMAGE_MEMCACHED.
+(kubelet, containerd, kube-proxy), and the images of the pods the operator
+makes are imported into it: memcached built from Debian's package as
+localhost/memcached:debian, for the operator's RELATED_IMAGE_MEMCACHED, and
+the TLS sidecar built from this tree as
+localhost/memcached-tls-reloader:test, for RELATED_IMAGE_TLS_RELOADER.
 
 Once the cluster is ready it writes <dir>/kubeconfig and <dir>/pid (its own
 process id), and prints

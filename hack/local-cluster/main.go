@@ -116,16 +116,9 @@ func run(o options) (err error) {
 		}
 	}()
 	if o.cluster.RealNode {
-		// memcached pods need their image on the node: nothing is pulled.
-		img, err := images.Memcached(filepath.Join(o.dir, "images"), images.MemcachedTag)
-		if err == nil {
-			err = cluster.ImportImages(ctx, img.Archive)
+		if err := importPodImages(ctx, cluster, filepath.Join(o.dir, "images")); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("the memcached image: %w", err)
-		}
-		fmt.Fprintf(os.Stderr, "local-cluster: memcached image %s imported; run the operator with RELATED_IMAGE_MEMCACHED=%s\n",
-			images.MemcachedTag, images.MemcachedTag)
 	}
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 		return err
@@ -143,6 +136,26 @@ func run(o options) (err error) {
 	// is bounded by the per-process stop timeout anyway.
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintln(os.Stderr, "local-cluster: stopping")
+	return nil
+}
+
+// importPodImages puts on the real node the images of the pods the operator
+// makes, memcached's and the TLS sidecar's: nothing is pulled there. It
+// says which variables make the operator use them.
+func importPodImages(ctx context.Context, cluster *localcluster.Cluster, dir string) error {
+	memcached, err := images.Memcached(dir, images.MemcachedTag)
+	if err != nil {
+		return fmt.Errorf("the memcached image: %w", err)
+	}
+	reloader, err := images.TLSReloader(ctx, dir, images.TLSReloaderTag)
+	if err != nil {
+		return fmt.Errorf("the TLS reloader image: %w", err)
+	}
+	if err := cluster.ImportImages(ctx, memcached.Archive, reloader.Archive); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "local-cluster: images %s and %s imported; run the operator with RELATED_IMAGE_MEMCACHED=%s RELATED_IMAGE_TLS_RELOADER=%s\n",
+		memcached.Ref, reloader.Ref, memcached.Ref, reloader.Ref)
 	return nil
 }
 
