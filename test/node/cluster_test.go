@@ -54,7 +54,7 @@ func startRealCluster(ctx context.Context, name string) *realCluster {
 	})
 	start := time.Now()
 	c := harness.StartCluster(ctx, localcluster.Options{Dir: dir, RealNode: true})
-	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive)).To(Succeed())
+	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive, tlsReloaderImage.Archive)).To(Succeed())
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))

@@ -33,8 +33,9 @@ var (
 	workDir string
 	// operatorBinary is the manager built for the host.
 	operatorBinary string
-	// memcachedA, memcachedB and operatorImage are the image archives.
-	memcachedA, memcachedB, operatorImage images.Image
+	// memcachedA, memcachedB and operatorImage are the image archives;
+	// tlsReloaderImage is the sidecar of memcached pods that serve TLS.
+	memcachedA, memcachedB, operatorImage, tlsReloaderImage images.Image
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -50,6 +51,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	})
 	g.Go(func() (err error) {
 		operatorImage, err = images.Operator(ctx, filepath.Join(dir, "operator"), operatorTag)
+		return err
+	})
+	g.Go(func() (err error) {
+		tlsReloaderImage, err = images.TLSReloader(ctx, filepath.Join(dir, "tls-reloader"), images.TLSReloaderTag)
 		return err
 	})
 	g.Go(func() (err error) {
