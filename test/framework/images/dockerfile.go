@@ -65,6 +65,9 @@ func ParseDockerfileStage(path, name string) (Stage, error) {
 					f = append(f, w)
 				}
 			}
+			if len(f) == 0 {
+				return Stage{}, fmt.Errorf("%s: FROM without an image", path)
+			}
 			st := Stage{From: f[0], Labels: map[string]string{}}
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				st.Name = f[2]
@@ -81,48 +84,11 @@ func ParseDockerfileStage(path, name string) (Stage, error) {
 			}
 			return Stage{}, fmt.Errorf("%s: no FROM before %s", path, instr)
 		}
-		s := &stages[len(stages)-1]
-		switch instr {
-		case "USER":
-			s.User = rest
-		case "WORKDIR":
-			s.WorkingDir = rest
-		case "ENTRYPOINT":
-			if err := json.Unmarshal([]byte(rest), &s.Entrypoint); err != nil {
-				return Stage{}, fmt.Errorf("%s: ENTRYPOINT must be the exec (JSON) form: %w", path, err)
-			}
-		case "EXPOSE":
-			for _, p := range strings.Fields(rest) {
-				if !strings.Contains(p, "/") {
-					p += "/tcp"
-				}
-				s.ExposedPorts = append(s.ExposedPorts, p)
-			}
-		case "LABEL":
-			if strings.TrimSpace(labelPair.ReplaceAllString(rest, "")) != "" {
-				return Stage{}, fmt.Errorf("%s: LABEL %s: want key=value pairs, values bare or double-quoted", path, rest)
-			}
-			for _, kv := range labelPair.FindAllStringSubmatch(rest, -1) {
-				if v, quoted := strings.CutPrefix(kv[2], `"`); quoted {
-					kv[2] = strings.ReplaceAll(strings.TrimSuffix(v, `"`), `\"`, `"`)
-				}
-				s.Labels[kv[1]] = kv[2]
-			}
-		case "COPY":
-			var args []string
-			for _, f := range strings.Fields(rest) {
-				if !strings.HasPrefix(f, "--") {
-					args = append(args, f)
-				}
-			}
-			if len(args) != 2 {
-				return Stage{}, fmt.Errorf("%s: COPY %s: want one source and one destination", path, rest)
-			}
-			s.Copies = append(s.Copies, [2]string{args[0], args[1]})
-		case "ARG":
-			// Build arguments change how the binary is built, not the
-			// image's configuration.
-		default:
+		known, err := stages[len(stages)-1].apply(instr, rest)
+		if err != nil {
+			return Stage{}, fmt.Errorf("%s: %w", path, err)
+		}
+		if !known {
 			unknown[len(unknown)-1] = append(unknown[len(unknown)-1], instr)
 		}
 	}
@@ -141,6 +107,56 @@ func ParseDockerfileStage(path, name string) (Stage, error) {
 			path, stageName(stages[i], i == len(stages)-1), strings.Join(unknown[i], ", "))
 	}
 	return stages[i], nil
+}
+
+// apply records in s what instruction instr with arguments rest says about
+// the image; known is false for an instruction this package does not copy
+// into an image.
+func (s *Stage) apply(instr, rest string) (known bool, err error) {
+	switch instr {
+	case "USER":
+		s.User = rest
+	case "WORKDIR":
+		s.WorkingDir = rest
+	case "ENTRYPOINT":
+		if err := json.Unmarshal([]byte(rest), &s.Entrypoint); err != nil {
+			return true, fmt.Errorf("ENTRYPOINT must be the exec (JSON) form: %w", err)
+		}
+	case "EXPOSE":
+		for _, p := range strings.Fields(rest) {
+			if !strings.Contains(p, "/") {
+				p += "/tcp"
+			}
+			s.ExposedPorts = append(s.ExposedPorts, p)
+		}
+	case "LABEL":
+		if strings.TrimSpace(labelPair.ReplaceAllString(rest, "")) != "" {
+			return true, fmt.Errorf("LABEL %s: want key=value pairs, values bare or double-quoted", rest)
+		}
+		for _, kv := range labelPair.FindAllStringSubmatch(rest, -1) {
+			if v, quoted := strings.CutPrefix(kv[2], `"`); quoted {
+				kv[2] = strings.ReplaceAll(strings.TrimSuffix(v, `"`), `\"`, `"`)
+			}
+			s.Labels[kv[1]] = kv[2]
+		}
+	case "COPY":
+		var args []string
+		for _, f := range strings.Fields(rest) {
+			if !strings.HasPrefix(f, "--") {
+				args = append(args, f)
+			}
+		}
+		if len(args) != 2 {
+			return true, fmt.Errorf("COPY %s: want one source and one destination", rest)
+		}
+		s.Copies = append(s.Copies, [2]string{args[0], args[1]})
+	case "ARG":
+		// Build arguments change how the binary is built, not the
+		// image's configuration.
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // stageName names a stage in an error.
