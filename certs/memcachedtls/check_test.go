@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"maps"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,6 +46,8 @@ func TestCheck(t *testing.T) {
 		name     string
 		data     map[string][]byte
 		clientCA bool
+		// after changes the volume once written.
+		after func(t *testing.T, dir string)
 		// reason and message are the problem; "" when the files are usable.
 		reason  memcachedtls.Reason
 		message string
@@ -59,6 +62,16 @@ func TestCheck(t *testing.T) {
 			reason: memcachedtls.ReasonMissing, message: `Secret "web-tls": tls.crt is missing`},
 		{name: "no tls.key", data: data(valid, map[string][]byte{key: nil}),
 			reason: memcachedtls.ReasonMissing, message: `Secret "web-tls": tls.key is missing`},
+		{name: "tls.key cannot be read", data: data(valid, nil), after: func(t *testing.T, dir string) {
+			// Root reads any file whatever its mode; nobody reads a directory.
+			link := filepath.Join(dir, key)
+			if err := os.Remove(link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(link, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, reason: memcachedtls.ReasonUnreadable, message: `Secret "web-tls": tls.key cannot be read: is a directory`},
 		{name: "tls.crt is not PEM", data: data(valid, map[string][]byte{crt: garbage}),
 			reason: memcachedtls.ReasonNoPEM, message: `Secret "web-tls": tls.crt holds no PEM certificate`},
 		{name: "tls.crt holds only a key", data: data(valid, map[string][]byte{crt: valid.keyPEM}),
@@ -85,6 +98,9 @@ func TestCheck(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tls")
 			if err := secretvolume.Write(dir, maps.Clone(tt.data)); err != nil {
 				t.Fatal(err)
+			}
+			if tt.after != nil {
+				tt.after(t, dir)
 			}
 			leaf, err := memcachedtls.Secret{Dir: dir, Name: "web-tls", ClientCA: tt.clientCA}.Check(now)
 			if tt.reason == "" {

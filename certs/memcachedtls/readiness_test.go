@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
@@ -55,8 +57,42 @@ func TestReadyzFollowsMemcached(t *testing.T) {
 		To(Equal(http.StatusRequestHeaderFieldsTooLarge))
 	g.Expect(get(ctx, s.healthURL+"/metrics", nil)).To(Equal(http.StatusNotFound))
 
-	g.Expect(mc.proc.Stop(10 * time.Second)).To(Succeed())
+	g.Expect(mc.proc.Kill()).To(Succeed())
 	g.Expect(get(ctx, s.healthURL+"/readyz", nil)).To(Equal(http.StatusServiceUnavailable))
+}
+
+// TestTCPProbeOfTheTLSPortIsAHandshakeError is why memcached's readiness
+// goes through the sidecar: kubelet's TCP probe connects and closes at
+// once, and memcached 1.6.18 counts such a connection in
+// ssl_handshake_errors, the figure an admin watches for clients that fail
+// to connect, whenever the close arrives before its SSL_accept (most
+// often: 16 to 20 of 20 here).
+func TestTCPProbeOfTheTLSPortIsAHandshakeError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ca := newIssuer(t)
+	dir := filepath.Join(t.TempDir(), "tls")
+	g.Expect(secretvolume.Write(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	mc := startMemcached(t, dir)
+	admin, err := memcache.Dial(ctx, mc.adminAddr)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = admin.Close() }()
+	const probes = 20
+	for range probes {
+		conn, err := net.Dial("tcp", mc.tlsAddr)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(conn.Close()).To(Succeed())
+	}
+	errorsCounted := func() (int, error) {
+		stats, err := admin.Stats()
+		if err != nil {
+			return 0, err
+		}
+		return strconv.Atoi(stats["ssl_handshake_errors"])
+	}
+	g.Eventually(errorsCounted).WithTimeout(5*time.Second).Should(BeNumerically(">", 0), "ssl_handshake_errors after %d TCP probes", probes)
+	n, _ := errorsCounted()
+	t.Logf("%d TCP probes of the TLS port, %d handshake errors counted", probes, n)
 }
 
 // TestReadyzRefusesWhatIsNotMemcached: something that takes the

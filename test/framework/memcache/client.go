@@ -122,10 +122,17 @@ func (c *Client) Get(key string) ([]byte, error) {
 	return data[:n], nil
 }
 
+// Stats is the answer to "stats": curr_connections, ssl_handshake_errors
+// and the rest, by name.
+func (c *Client) Stats() (map[string]string, error) { return c.stats("stats") }
+
 // StatsSettings is the answer to "stats settings": maxbytes,
 // item_size_max, maxconns, num_threads, tcpport and the rest, by name.
-func (c *Client) StatsSettings() (map[string]string, error) {
-	if err := c.send("stats settings\r\n"); err != nil {
+func (c *Client) StatsSettings() (map[string]string, error) { return c.stats("stats settings") }
+
+// stats sends cmd, a stats command, and reads its STAT lines.
+func (c *Client) stats(cmd string) (map[string]string, error) {
+	if err := c.send("%s\r\n", cmd); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
@@ -139,7 +146,7 @@ func (c *Client) StatsSettings() (map[string]string, error) {
 		}
 		f := strings.SplitN(l, " ", 3)
 		if len(f) != 3 || f[0] != "STAT" {
-			return nil, fmt.Errorf("memcache: stats settings: %q", l)
+			return nil, fmt.Errorf("memcache: %s: %q", cmd, l)
 		}
 		out[f[1]] = f[2]
 	}
