@@ -46,7 +46,8 @@ func main() {
 func check(o options) int {
 	if _, err := o.run.Secret.Check(time.Now()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		if werr := os.WriteFile(o.terminationLog, []byte(err.Error()+"\n"), 0o644); werr != nil {
+		// No newline: kubelet copies the file into the status as it is.
+		if werr := os.WriteFile(o.terminationLog, []byte(err.Error()), 0o644); werr != nil {
 			fmt.Fprintln(os.Stderr, "tls-reloader: writing the termination log:", werr)
 		}
 		return 1
