@@ -49,7 +49,9 @@ func withTLS(pod *corev1ac.PodSpecApplyConfiguration, mc *cachev1.Memcached, o O
 	memcached := &pod.Containers[0]
 	memcached.WithVolumeMounts(mount).
 		WithReadinessProbe(corev1ac.Probe().
-			WithHTTPGet(corev1ac.HTTPGetAction().WithPath("/readyz").WithPort(intstr.FromString(tlsHealthPortName))).
+			// By number: the kubelet looks a probe's named port up in the
+			// probed container's own ports, and this one is the sidecar's.
+			WithHTTPGet(corev1ac.HTTPGetAction().WithPath("/readyz").WithPort(intstr.FromInt32(operand.HealthPort))).
 			WithPeriodSeconds(5).
 			WithTimeoutSeconds(2).
 			WithFailureThreshold(3))

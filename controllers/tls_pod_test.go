@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
@@ -70,8 +71,8 @@ func TestDesiredDeploymentTLS(t *testing.T) {
 					t.Errorf("memcached's command %q lacks %q", cmd, arg)
 				}
 			}
-			if p := memcached.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Port.String() != "tls-health" {
-				t.Errorf("memcached's readiness probe %+v: want the sidecar's /readyz, not a handshake on the TLS port", p)
+			if p := memcached.ReadinessProbe; p == nil || p.HTTPGet == nil || *p.HTTPGet.Port != intstr.FromInt32(11213) {
+				t.Errorf("memcached's readiness probe %+v: want the sidecar's /readyz by number (the kubelet looks a named port up in memcached's own ports), not a handshake on the TLS port", p)
 			}
 			mountsTLS := func(c corev1ac.ContainerApplyConfiguration) bool {
 				return len(c.VolumeMounts) == 1 && *c.VolumeMounts[0].MountPath == "/etc/memcached/tls" && *c.VolumeMounts[0].ReadOnly
