@@ -60,10 +60,12 @@ const (
 // Rules across fields are here; a rule of one field is on the field. (The
 // field path of a rule is not given: the operator-sdk that writes the CSV
 // does not know the marker's fieldPath argument; the messages name the
-// fields instead.)
+// fields instead.) A rule across fields holds only once each field meets its
+// own rule, so that a bad field is reported once, on itself, and not again
+// through a field the user left to its default.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.memory) || !has(self.maxItemSize) || quantity(string(self.maxItemSize)).asApproximateFloat() * 2.0 <= quantity(string(self.memory)).asApproximateFloat()",message="spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size"
-// +kubebuilder:validation:XValidation:rule="!has(self.maxConnections) || !has(self.threads) || self.maxConnections >= 5 * self.threads + 16",message="spec.maxConnections must be at least 5 per thread plus 16: memcached counts 5 file descriptors per thread against it"
+// +kubebuilder:validation:XValidation:rule="!has(self.memory) || !has(self.maxItemSize) || !(quantity(string(self.memory)).isInteger() && quantity(string(self.memory)).asInteger() >= 1048576 && quantity(string(self.memory)).asInteger() % 1048576 == 0) || !(quantity(string(self.maxItemSize)).isInteger() && quantity(string(self.maxItemSize)).asInteger() >= 524288 && quantity(string(self.maxItemSize)).asInteger() <= 1073741824 && quantity(string(self.maxItemSize)).asInteger() % 524288 == 0) || quantity(string(self.maxItemSize)).asApproximateFloat() * 2.0 <= quantity(string(self.memory)).asApproximateFloat()",message="spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxConnections) || !has(self.threads) || self.threads < 1 || self.threads > 256 || self.maxConnections >= 5 * self.threads + 16",message="spec.maxConnections must be at least 5 per thread plus 16: memcached counts 5 file descriptors per thread against it"
 type MemcachedSpec struct {
 	// Size is the number of memcached pods: 1 to 16, and 3 when omitted,
 	// unless the cluster administrator set another range or default (the
@@ -115,8 +117,7 @@ type MemcachedSpec struct {
 	// derived from it.
 	// +optional
 	// +kubebuilder:default=4
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=256
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 256",message="must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Threads",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Threads *int32 `json:"threads,omitempty"`
 
