@@ -179,11 +179,11 @@ var _ = Describe("Memcached admission through the API server", func() {
 		Entry("item size above half the memory", "halfmem", opts(withSpec(map[string]any{"memory": "7Mi", "maxItemSize": "4Mi"})), invalid,
 			strs(`spec: Invalid value: spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size`)),
 		Entry("no threads", "nothreads", opts(withSpec(map[string]any{"threads": int64(0)})), invalid,
-			strs(`spec.threads: Invalid value: 0: spec.threads in body should be greater than or equal to 1`)),
+			strs(`spec.threads: Invalid value: 0: must be from 1 to 256, such as 4: memcached needs at least one worker thread`)),
 		// 256 is admitted (below); with the connections it needs, one more
-		// is refused by the schema's maximum alone.
+		// is refused by the threads' own rule alone.
 		Entry("one thread more than the most", "manythreads", opts(withSpec(map[string]any{"threads": int64(257), "maxConnections": int64(4096)})), invalid,
-			strs(`spec.threads: Invalid value: 257: spec.threads in body should be less than or equal to 256`)),
+			strs(`spec.threads: Invalid value: 257: must be from 1 to 256, such as 4`)),
 		Entry("no connections", "noconns", opts(withSpec(map[string]any{"maxConnections": int64(0)})), invalid,
 			strs(`spec.maxConnections: Invalid value: 0: spec.maxConnections in body should be greater than or equal to 1`)),
 		Entry("connections the threads use up", "fewconns", opts(withSpec(map[string]any{"maxConnections": int64(30)})), invalid,
@@ -245,6 +245,36 @@ var _ = Describe("Memcached admission through the API server", func() {
 			strs(`Memcached.cache.example.com "two.errors" is invalid: [`,
 				`metadata.name: Invalid value: "two.errors": the name is also the Memcached's Service name, so: a DNS-1035 label`,
 				`spec.size: Invalid value: 99: must be no more than 16`)),
+	)
+
+	// Each error names a field the user wrote wrong. A rule across fields,
+	// or a value the webhook derived, is reported only when it is the
+	// cause: not beside the field it was derived from.
+	DescribeTable("names only the fields the user got wrong",
+		func(ctx SpecContext, spec map[string]any, want ...string) {
+			err := k8sClient.Create(ctx, memcachedObject(ns, "wrong", withSpec(spec)))
+			Expect(causes(err)).To(ConsistOf(want), err.Error())
+		},
+		Entry("memory below 1Mi, item size left to its default", map[string]any{"memory": "100Ki"},
+			`spec.memory: Invalid value: "100Ki": must be a whole number of MiB, at least 1Mi, such as 64Mi or 2Gi: memcached takes its memory in MiB`),
+		Entry("memory not in whole MiB, below twice the default item size", map[string]any{"memory": "1536Ki"},
+			`spec.memory: Invalid value: "1536Ki": must be a whole number of MiB, at least 1Mi, such as 64Mi or 2Gi: memcached takes its memory in MiB`),
+		Entry("bad memory and bad item size, each once", map[string]any{"memory": "100Ki", "maxItemSize": "1280Ki"},
+			`spec.memory: Invalid value: "100Ki": must be a whole number of MiB, at least 1Mi, such as 64Mi or 2Gi: memcached takes its memory in MiB`,
+			`spec.maxItemSize: Invalid value: "1280Ki": must be a multiple of 512Ki from 512Ki to 1Gi, such as 1Mi or 4Mi: memcached refuses other item sizes`),
+		Entry("no threads", map[string]any{"threads": int64(0)},
+			`spec.threads: Invalid value: 0: must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores`),
+		Entry("no threads, and connections enough for one", map[string]any{"threads": int64(0), "maxConnections": int64(21)},
+			`spec.threads: Invalid value: 0: must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores`),
+		Entry("a memory limit alone", map[string]any{"resources": map[string]any{"limits": map[string]any{"memory": "10Mi"}}},
+			`spec.resources.limits[memory]: Invalid value: "10Mi": must be at least 96Mi: spec.memory (64Mi) plus 32Mi that memcached uses `+
+				`beside its items (1024 connections, 4 threads, the hash table); below that the kernel kills memcached once its cache fills`),
+		// A request the limit cannot hold even once raised is a cause of its own.
+		Entry("a memory request above what the limit must be", map[string]any{"resources": map[string]any{
+			"requests": map[string]any{"memory": "1Gi"}, "limits": map[string]any{"memory": "10Mi"}}},
+			`spec.resources.limits[memory]: Invalid value: "10Mi": must be at least 96Mi: spec.memory (64Mi) plus 32Mi that memcached uses `+
+				`beside its items (1024 connections, 4 threads, the hash table); below that the kernel kills memcached once its cache fills`,
+			`spec.resources.requests[memory]: Invalid value: "1Gi": must be less than or equal to memory limit of 10Mi`),
 	)
 
 	DescribeTable("admits and defaults a good Memcached",
@@ -380,6 +410,20 @@ var _ = Describe("Memcached admission through the API server", func() {
 		})
 	})
 })
+
+// causes are the field errors of an Invalid API error, each as
+// "field: message", as the API server words them.
+func causes(err error) []string {
+	GinkgoHelper()
+	var status apierrors.APIStatus
+	Expect(errors.As(err, &status)).To(BeTrue(), "not an API status: %v", err)
+	Expect(status.Status().Details).NotTo(BeNil(), err.Error())
+	var out []string
+	for _, c := range status.Status().Details.Causes {
+		out = append(out, c.Field+": "+c.Message)
+	}
+	return out
+}
 
 func opts(o ...objectOption) []objectOption { return o }
 func strs(s ...string) []string             { return s }

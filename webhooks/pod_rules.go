@@ -27,7 +27,7 @@ import (
 func validateSpec(spec *cachev1.MemcachedSpec, path *field.Path) field.ErrorList {
 	errs := operand.Validate(spec, path)
 	if spec.Resources != nil {
-		errs = append(errs, validateResources(spec.Resources, path.Child("resources"))...)
+		errs = append(errs, validateResources(spec.Resources, path.Child("resources"), memoryLimitFloor(spec, errs, path))...)
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
 	for i := range spec.Tolerations {
@@ -45,7 +45,25 @@ func validateSpec(spec *cachev1.MemcachedSpec, path *field.Path) field.ErrorList
 	return errs
 }
 
-func validateResources(r *corev1.ResourceRequirements, path *field.Path) field.ErrorList {
+// memoryLimitFloor is the memory limit memcached needs when errs already
+// refuse spec's memory limit for being below it, and 0 otherwise.
+func memoryLimitFloor(spec *cachev1.MemcachedSpec, errs field.ErrorList, path *field.Path) int64 {
+	limitPath := path.Child("resources", "limits").Key(string(corev1.ResourceMemory)).String()
+	for _, err := range errs {
+		if err.Field == limitPath {
+			return operand.MinMemoryLimit(operand.FromSpec(spec))
+		}
+	}
+	return 0
+}
+
+// validateResources checks r as the API server checks a container's
+// resources. A memory request above its limit is not reported when the limit
+// is already refused for being below memoryFloor and the request is at most
+// that: raising the limit, as that error asks, fixes both. Such a request is
+// most often the one the defaulting webhook derived, which the user never
+// wrote and cannot be the cause.
+func validateResources(r *corev1.ResourceRequirements, path *field.Path, memoryFloor int64) field.ErrorList {
 	var errs field.ErrorList
 	for _, list := range []struct {
 		name string
@@ -62,6 +80,9 @@ func validateResources(r *corev1.ResourceRequirements, path *field.Path) field.E
 		}
 	}
 	for name, request := range r.Requests {
+		if name == corev1.ResourceMemory && memoryFloor > 0 && request.CmpInt64(memoryFloor) <= 0 {
+			continue
+		}
 		if limit, ok := r.Limits[name]; ok && request.Cmp(limit) > 0 {
 			errs = append(errs, field.Invalid(path.Child("requests").Key(string(name)), request.String(),
 				fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))

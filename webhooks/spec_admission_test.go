@@ -89,6 +89,13 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 			Expect(err).To(MatchError(ContainSubstring(`spec.resources.limits[memory]: Invalid value: "128Mi": must be at least 1116Mi: spec.memory (1Gi) plus 92Mi`)))
 			Expect(get(ctx, "cache").Spec.Memory.String()).To(Equal("64Mi"))
 		})
+
+		It("refuses a lowered memory limit alone, not the memory request derived before it", func(ctx SpecContext) {
+			Expect(mc.Spec.Resources.Requests.Memory().String()).To(Equal("96Mi"), "the request the webhook derived")
+			mc.Spec.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("10Mi")
+			err := k8sClient.Update(ctx, mc)
+			Expect(causes(err)).To(ConsistOf(HavePrefix(`spec.resources.limits[memory]: Invalid value: "10Mi": must be at least 96Mi`)), err.Error())
+		})
 	})
 })
 
@@ -120,10 +127,26 @@ var _ = Describe("the CRD schema without the webhooks", Ordered, func() {
 		Entry("item size not a multiple of 512Ki", map[string]any{"maxItemSize": "1280Ki"}, `spec.maxItemSize: Invalid value: "1280Ki": must be a multiple of 512Ki`),
 		Entry("item size above half the memory", map[string]any{"memory": "3Mi", "maxItemSize": "2Mi"}, `spec: Invalid value: spec.maxItemSize must be at most half of spec.memory`),
 		Entry("connections the threads use up", map[string]any{"threads": int64(8), "maxConnections": int64(55)}, `spec: Invalid value: spec.maxConnections must be at least 5 per thread plus 16`),
-		Entry("no threads", map[string]any{"threads": int64(0)}, `spec.threads in body should be greater than or equal to 1`),
+		Entry("no threads", map[string]any{"threads": int64(0)}, `spec.threads: Invalid value: 0: must be from 1 to 256, such as 4: memcached needs at least one worker thread`),
 		Entry("one thread more than the most", map[string]any{"threads": int64(257), "maxConnections": int64(4096)},
-			`spec.threads: Invalid value: 257: spec.threads in body should be less than or equal to 256`),
+			`spec.threads: Invalid value: 257: must be from 1 to 256, such as 4`),
 		Entry("size 0", map[string]any{"size": int64(0)}, `spec.size in body should be greater than or equal to 1`),
+	)
+
+	// A rule across fields holds only once each field meets its own, so a
+	// field the user left to its default is not reported with the one they
+	// got wrong.
+	DescribeTable("names only the fields the user got wrong",
+		func(ctx SpecContext, spec map[string]any, want ...string) {
+			err := c.Create(ctx, memcachedObject("default", "wrong", withSpec(spec)))
+			Expect(causes(err)).To(ConsistOf(want), err.Error())
+		},
+		Entry("memory below 1Mi", map[string]any{"memory": "100Ki"},
+			`spec.memory: Invalid value: "100Ki": must be a whole number of MiB, at least 1Mi, such as 64Mi or 2Gi: memcached takes its memory in MiB`),
+		Entry("no threads, and connections too few for the default threads", map[string]any{"threads": int64(0), "maxConnections": int64(21)},
+			`spec.threads: Invalid value: 0: must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores`),
+		Entry("too many threads, and connections too few for them", map[string]any{"threads": int64(300), "maxConnections": int64(1024)},
+			`spec.threads: Invalid value: 300: must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores`),
 	)
 
 	It("admits the boundaries memcached accepts", func(ctx SpecContext) {
