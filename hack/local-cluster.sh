@@ -43,8 +43,21 @@ up() {
     done
     [[ -s $kubeconfig ]] || { echo "local cluster did not come up within 120s; see $dir/local-cluster.log" >&2; exit 1; }
     echo "local cluster running (pid $(cat "$pidfile"))"
+    say_restored
   fi
   echo "export KUBECONFIG=$kubeconfig"
+}
+
+# A cluster started from a kept directory holds the objects of the last run:
+# a Memcached left Degraded then is back, and would otherwise reappear
+# unannounced. (The CRD is missing on a first start; nothing is said then.)
+say_restored() {
+  [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || return 0
+  local n
+  n=$({ "$bin_dir/kubectl" --kubeconfig "$kubeconfig" get memcacheds.cache.example.com -A -o name 2>/dev/null || true; } | wc -l)
+  if ((n > 0)); then
+    echo "restored $n Memcached from the last run in $dir; LOCAL_CLUSTER_FRESH=true starts the cluster empty"
+  fi
 }
 
 # A real node whose launcher was killed leaves containers, mounts, a bridge

@@ -81,6 +81,28 @@ fi
 cd "$root"
 mkdir -p "$state_dir"
 echo $$ >"$pidfile"
+
+# A terminal's Ctrl-C goes to its whole foreground process group, make's
+# too, and make then fails ("make: *** [Makefile:NNN: run] Interrupt" or
+# "Error 1") whatever the operator did. Run from a terminal we are in the
+# foreground of, the operator becomes a job of its own that holds the
+# terminal (job control, fg): Ctrl-C reaches only it, it stops cleanly, and
+# make ends with its exit status, 0. Without a terminal (CI, a pipe) there
+# is no Ctrl-C to route, and the operator runs as before.
+foreground_terminal() {
+  local st
+  [[ -t 0 ]] && read -ra st </proc/$$/stat && [[ ${st[4]} == "${st[7]}" ]]
+}
+# Built, not `go run`: go run exits 1 after an interrupt whatever the
+# operator's own exit status.
+go build -o "$state_dir/manager" .
 # Human-readable logs (console encoder): make run is read by a person.
-exec go run . --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR" \
-  --webhook-manifests="$root/config/webhook/manifests.yaml" --zap-encoder=console "${ports[@]}" ${RUN_ARGS:-} "$@"
+operator=("$state_dir/manager" --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR"
+  --webhook-manifests="$root/config/webhook/manifests.yaml" --zap-encoder=console "${ports[@]}" ${RUN_ARGS:-} "$@")
+if ! foreground_terminal; then
+  exec "${operator[@]}"
+fi
+set -m
+"${operator[@]}" &
+# fg prints the job's command line; the operator's own output says enough.
+fg %% >/dev/null

@@ -71,7 +71,8 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		}
 		cmd := makeRun()
 		var err error
-		run, err = process.Start(process.Spec{Path: "make", Args: cmd.Args[1:], Env: cmd.Env, Dir: cmd.Dir, LogPath: log})
+		// On a terminal, as a person runs it: Ctrl-C is then the terminal's.
+		run, err = process.Start(process.Spec{Path: "make", Args: cmd.Args[1:], Env: cmd.Env, Dir: cmd.Dir, LogPath: log, Terminal: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(run.WaitFor(ctx, "the operator's /readyz", process.HTTPOK("http://127.0.0.1:8081/readyz"))).To(Succeed())
 	}, NodeTimeout(10*time.Minute))
@@ -79,6 +80,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 	It("prints the commands for a second terminal once, and they work", func(ctx SpecContext) {
 		out := operatorLog()
 		Expect(strings.Count(out, "export KUBECONFIG=")).To(Equal(1), out)
+		Expect(out).NotTo(ContainSubstring("restored"), "a first run restores nothing")
 		Expect(out).To(ContainSubstring("  export KUBECONFIG=" + kubeconfig + "\n"))
 		Expect(out).To(ContainSubstring("  bin/kubectl apply -k config/samples/\n"))
 		Expect(out).To(MatchRegexp(`Port 9443 is in use: the webhook server listens on 127\.0\.0\.1:94\d\d\.`))
@@ -241,9 +243,11 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(syscall.Getpgid(pid)).To(Equal(run.PID()), "the pid named is the first make run's")
 	}, SpecTimeout(3*time.Minute))
 
-	It("stops on Ctrl-C, leaving the cluster and the user's Memcached; local-cluster-down then leaves nothing", func(ctx SpecContext) {
-		Expect(syscall.Kill(-run.PID(), syscall.SIGINT)).To(Succeed())
+	It("stops on Ctrl-C with exit status 0, leaving the cluster and the user's Memcached; local-cluster-down then leaves nothing", func(ctx SpecContext) {
+		Expect(run.Interrupt()).To(Succeed())
 		Eventually(run.Exited()).WithContext(ctx).WithTimeout(time.Minute).Should(BeClosed())
+		Expect(run.Err()).NotTo(HaveOccurred(), "make run's exit\n%s", run.Tail(10))
+		Expect(operatorLog()).NotTo(ContainSubstring("make: ***"))
 		Expect(kubectl(ctx, nil, "get", "mutatingwebhookconfigurations", "-o", "name")).NotTo(
 			ContainSubstring("memcached-operator-local"), "the stopped operator removed its webhooks")
 		Expect(kubectl(ctx, nil, "get", "mc", "-o", "name")).To(ContainSubstring("memcached-sample"), "the cluster outlived make run")
@@ -257,13 +261,20 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(localcluster.Leftovers(dir)).To(BeEmpty(), "no process or mount of the cluster is left")
 	}, SpecTimeout(3*time.Minute))
 
-	It("starts the cluster again with the user's objects, or empty with LOCAL_CLUSTER_FRESH=true", func(ctx SpecContext) {
-		harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir)
+	It("starts the cluster again with the user's objects, saying so, or empty with LOCAL_CLUSTER_FRESH=true", func(ctx SpecContext) {
+		// make run starts the cluster through the same script, and passes
+		// this line on.
+		out := harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(kubectl(ctx, nil, "get", "mc", "memcached-sample", "-o", "jsonpath={.spec.size}")).To(Equal("5"))
 		Expect(kubectl(ctx, nil, "get", "deploy", "memcached-sample", "-o", "name")).To(Equal("deployment.apps/memcached-sample\n"))
+		names, err := kubectl(ctx, nil, "get", "mc", "-A", "-o", "name")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring(fmt.Sprintf("\nrestored %d Memcached from the last run in %s; LOCAL_CLUSTER_FRESH=true starts the cluster empty\n",
+			strings.Count(names, "\n"), dir)))
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 
-		harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true")
+		out = harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true")
+		Expect(out).NotTo(ContainSubstring("restored"))
 		Expect(kubectl(ctx, nil, "get", "deployments,configmaps", "-n", "default", "-o", "name")).To(
 			Equal("configmap/kube-root-ca.crt\n"), "nothing of the user's is left")
 	}, SpecTimeout(4*time.Minute))

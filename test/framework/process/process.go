@@ -12,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // Spec says how to start a process.
@@ -27,6 +30,12 @@ type Spec struct {
 	// LogPath receives stdout and stderr, appended, with a line marking
 	// each start and exit.
 	LogPath string
+	// Terminal runs the process as a person's terminal would: in a session
+	// of its own, on a pseudo-terminal that is its stdin, stdout, stderr
+	// and controlling terminal, so that Interrupt is a typed Ctrl-C that
+	// reaches only the terminal's foreground process group. Its output
+	// reaches LogPath with plain "\n" line ends.
+	Terminal bool
 }
 
 // Process is one run of a Spec. Start it again with Start(p.Spec()).
@@ -35,6 +44,9 @@ type Process struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error
+	// terminal is the pseudo-terminal's controlling side, nil without
+	// Spec.Terminal.
+	terminal *os.File
 }
 
 // Start starts the process; it does not wait for anything.
@@ -50,13 +62,24 @@ func Start(spec Spec) (*Process, error) {
 	cmd.Env = spec.Env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", filepath.Base(spec.Path), err)
-	}
 	p := &Process{spec: spec, cmd: cmd, exited: make(chan struct{})}
+	copied := make(chan struct{})
+	if spec.Terminal {
+		var err error
+		if p.terminal, err = startOnTerminal(cmd, logFile, copied); err != nil {
+			_ = logFile.Close()
+			return nil, fmt.Errorf("starting %s on a terminal: %w", filepath.Base(spec.Path), err)
+		}
+	} else {
+		close(copied)
+		if err := cmd.Start(); err != nil {
+			_ = logFile.Close()
+			return nil, fmt.Errorf("starting %s: %w", filepath.Base(spec.Path), err)
+		}
+	}
 	go func() {
 		p.err = cmd.Wait()
+		p.closeTerminal(copied)
 		status := "exit status 0"
 		if p.err != nil {
 			status = p.err.Error()
@@ -66,6 +89,64 @@ func Start(spec Spec) (*Process, error) {
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// startOnTerminal starts cmd in a session of its own on a new
+// pseudo-terminal, whose output it copies to log until the terminal closes
+// (then it closes copied).
+func startOnTerminal(cmd *exec.Cmd, log io.Writer, copied chan<- struct{}) (*os.File, error) {
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tty.Close() }()
+	// No "\r" before each "\n": the log is read as text. Everything else,
+	// Ctrl-C's signal included, stays as a terminal has it.
+	t, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err == nil {
+		t.Oflag &^= unix.ONLCR
+		err = unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, t)
+	}
+	if err != nil {
+		_ = ptm.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = ptm.Close()
+		return nil, err
+	}
+	go func() {
+		defer close(copied)
+		// Ends with EIO once no process holds the terminal any more.
+		_, _ = io.Copy(log, ptm)
+	}()
+	return ptm, nil
+}
+
+// closeTerminal lets the copy of the terminal's output finish, for as long
+// as something the process left behind still writes to it (at most a few
+// seconds), then closes the terminal, which hangs up whatever still holds it.
+func (p *Process) closeTerminal(copied <-chan struct{}) {
+	select {
+	case <-copied:
+	case <-time.After(5 * time.Second):
+	}
+	if p.terminal != nil {
+		_ = p.terminal.Close()
+		<-copied
+	}
+}
+
+// Interrupt types Ctrl-C on the process's terminal (Spec.Terminal): the
+// terminal sends SIGINT to its foreground process group, as for a person.
+func (p *Process) Interrupt() error {
+	if p.terminal == nil {
+		return errors.New("the process has no terminal: start it with Spec.Terminal")
+	}
+	_, err := p.terminal.Write([]byte{0x03})
+	return err
 }
 
 // Spec is what the process was started with.

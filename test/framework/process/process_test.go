@@ -51,6 +51,46 @@ func TestStopKillAndLog(t *testing.T) {
 	}
 }
 
+// TestInterruptOnTerminal: Ctrl-C typed on the terminal reaches the
+// foreground process, which ends as it chooses (here exit 0), and the log
+// has its output with plain line ends.
+func TestInterruptOnTerminal(t *testing.T) {
+	spec := Spec{Path: "/bin/sh", Args: []string{"-c", `trap 'echo interrupted; exit 0' INT; echo ready; while :; do sleep 0.1; done`},
+		LogPath: filepath.Join(t.TempDir(), "p.log"), Terminal: true}
+	p, err := Start(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Kill() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitFor(ctx, "ready", func(context.Context) error {
+		if !strings.Contains(p.Tail(5), "\nready") {
+			return errors.New("not yet")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Interrupt(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	case <-ctx.Done():
+		t.Fatalf("still running after Ctrl-C\n%s", p.Tail(5))
+	}
+	if p.Err() != nil {
+		t.Errorf("exit: %v, want status 0", p.Err())
+	}
+	if tail := p.Tail(5); !strings.Contains(tail, "ready\n") || !strings.Contains(tail, "interrupted\n") || strings.Contains(tail, "\r") {
+		t.Errorf("log does not hold the output with plain line ends:\n%q", tail)
+	}
+	if err := (&Process{}).Interrupt(); err == nil {
+		t.Error("Interrupt without a terminal: no error")
+	}
+}
+
 func TestStopEscalatesToKill(t *testing.T) {
 	// A shell that ignores SIGTERM: Stop must kill it and say so.
 	spec := Spec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; sleep 60 & wait"}, LogPath: filepath.Join(t.TempDir(), "p.log")}
