@@ -6,8 +6,10 @@ import (
 	"strconv"
 )
 
-// Cluster-wide address ranges. They are never routed anywhere: pods and
-// services on fake nodes get addresses that nothing listens on.
+// Cluster-wide address ranges. Pods and Services on fake nodes get addresses
+// that nothing listens on. With a real node both ranges are routed to its
+// bridge (networkUp), so that a connection to one of them stays on the
+// machine instead of following the default route; kwok hands out podCIDR.
 const (
 	serviceCIDR        = "10.96.0.0/16"
 	apiServerServiceIP = "10.96.0.1"

@@ -106,7 +106,8 @@ func (c *Cluster) Start(ctx context.Context) (err error) {
 		if comp == APIServer {
 			// Before any other writer exists; see createNodes. With a real
 			// node, the fake ones are tainted so that pods run for real
-			// unless they tolerate kwok.
+			// unless they tolerate kwok, and those a kept state holds
+			// beyond Options.Nodes are removed.
 			if err := createNodes(ctx, c.cs, c.opts.Nodes, c.opts.NodeCapacity, c.opts.RealNode); err != nil {
 				return err
 			}

@@ -13,9 +13,12 @@ import (
 // which the CNI bridge plugin then attaches pods to. Its address is the
 // pods' gateway, the address the API server listens on and advertises (so
 // pods reach it through the kubernetes Service) and the node's InternalIP
-// (so kube-proxy programs its rules). The Service range is routed to the
-// bridge: a ClusterIP that kube-proxy has no rule for dies here instead of
-// following the default route off the machine.
+// (so kube-proxy programs its rules). The Service range and the fake nodes'
+// pod range are routed to the bridge: a ClusterIP that kube-proxy has no
+// rule for, or the address kwok gave a pod, dies here instead of following
+// the default route off the machine. (Not an unreachable route: the host's
+// connect() would fail before kube-proxy's DNAT turns a ClusterIP into a pod
+// address.)
 const (
 	bridgeName = "localcluster0"
 	bridgeCIDR = "10.88.0.0/16"
@@ -45,6 +48,7 @@ func networkUp() error {
 		{"addr", "add", bridgeIP + "/16", "dev", bridgeName},
 		{"link", "set", bridgeName, "up"},
 		{"route", "add", serviceCIDR, "dev", bridgeName},
+		{"route", "add", podCIDR, "dev", bridgeName},
 	} {
 		if err := run("ip", args...); err != nil {
 			return err
@@ -90,15 +94,17 @@ func removeKubeFirewall() error {
 }
 
 // networkLeftovers lists what networkUp, kubelet and kube-proxy left of the
-// network: the bridge, the Service route, the forward guard and any KUBE-*
-// iptables chain of either family.
+// network: the bridge, the Service and pod routes, the forward guard and any
+// KUBE-* iptables chain of either family.
 func networkLeftovers() ([]string, error) {
 	var left []string
 	if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
 		left = append(left, "network interface "+bridgeName)
 	}
-	if out, err := exec.Command("ip", "route", "show", serviceCIDR).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
-		left = append(left, "route "+strings.TrimSpace(string(out)))
+	for _, cidr := range []string{serviceCIDR, podCIDR} {
+		if out, err := exec.Command("ip", "route", "show", cidr).Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
+			left = append(left, "route "+strings.TrimSpace(string(out)))
+		}
 	}
 	if run("iptables", append([]string{"-w", "-C"}, forwardGuard...)...) == nil {
 		left = append(left, "iptables rule "+strings.Join(forwardGuard, " "))
