@@ -58,7 +58,7 @@ func keepOwnManagedFields(obj any) (any, error) {
 }
 
 // trimPod keeps what the reconciler reads of a pod: its identity, labels,
-// owners, deletion and phase.
+// owners, deletion and phase, and how its TLS check ended (see tlsProblem).
 func trimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -75,6 +75,20 @@ func trimPod(obj any) (any, error) {
 			OwnerReferences:   p.OwnerReferences,
 			DeletionTimestamp: p.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: p.Status.Phase},
+		Status: corev1.PodStatus{Phase: p.Status.Phase, InitContainerStatuses: tlsCheckEnds(p.Status.InitContainerStatuses)},
 	}, nil
+}
+
+// tlsCheckEnds is the TLS check's status cut down to how its runs ended:
+// nil when the pod has no check or its check has not ended yet.
+func tlsCheckEnds(statuses []corev1.ContainerStatus) []corev1.ContainerStatus {
+	for _, s := range statuses {
+		if s.Name != tlsCheckContainer || (s.State.Terminated == nil && s.LastTerminationState.Terminated == nil) {
+			continue
+		}
+		return []corev1.ContainerStatus{{Name: s.Name,
+			State:                corev1.ContainerState{Terminated: s.State.Terminated},
+			LastTerminationState: corev1.ContainerState{Terminated: s.LastTerminationState.Terminated}}}
+	}
+	return nil
 }

@@ -158,6 +158,18 @@ func TestTLSProblem(t *testing.T) {
 			if got := tlsProblem(gen.Memcached("ns", "a", gen.WithTLS("cache-tls")), tt.pods); got != tt.want {
 				t.Errorf("tlsProblem = %q, want %q", got, tt.want)
 			}
+			// The reconciler reads pods from its cache, which trims them.
+			var cached []corev1.Pod
+			for _, p := range tt.pods {
+				trimmed, err := trimPod(&p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cached = append(cached, *trimmed.(*corev1.Pod))
+			}
+			if got := tlsProblem(gen.Memcached("ns", "a", gen.WithTLS("cache-tls")), cached); got != tt.want {
+				t.Errorf("tlsProblem of the cached pods = %q, want %q", got, tt.want)
+			}
 		})
 	}
 	if got := tlsProblem(gen.Memcached("ns", "a"), []corev1.Pod{failed("a-1", crashLoop)}); got != "" {
