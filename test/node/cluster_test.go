@@ -24,6 +24,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
@@ -137,11 +138,27 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 	return pods
 }
 
+// startOperator runs the operator on the host against c, watching ns, with
+// its webhooks in local mode and env added to its environment; name keeps
+// its log and webhook certificates apart from other specs'.
+func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ...string) (*operatorproc.Operator, error) {
+	return operatorproc.Start(ctx, operatorproc.Options{
+		Binary:         operatorBinary,
+		Kubeconfig:     c.KubeconfigPath(),
+		LogPath:        filepath.Join(workDir, name+".log"),
+		Webhooks:       operatorproc.WebhooksLocal,
+		WebhookCertDir: filepath.Join(workDir, name+"-webhook-certs"),
+		WatchNamespace: ns,
+		Env:            env,
+	})
+}
+
 // memcachedPID is the host process id of the memcached in pod.
 func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
 	GinkgoHelper()
-	Expect(pod.Status.ContainerStatuses).To(HaveLen(1))
-	pid, err := c.ContainerPID(ctx, pod.Status.ContainerStatuses[0].ContainerID)
+	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == "memcached" })
+	Expect(i).To(BeNumerically(">=", 0), "pod %s has a memcached container", pod.Name)
+	pid, err := c.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
 	Expect(err).NotTo(HaveOccurred())
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	Expect(err).NotTo(HaveOccurred())

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,15 +51,7 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		GinkgoHelper()
 		Expect(op.Stop(30 * time.Second)).To(Succeed())
 		var err error
-		op, err = operatorproc.Start(ctx, operatorproc.Options{
-			Binary:         operatorBinary,
-			Kubeconfig:     c.KubeconfigPath(),
-			LogPath:        filepath.Join(workDir, "operator.log"),
-			Webhooks:       operatorproc.WebhooksLocal,
-			WebhookCertDir: filepath.Join(workDir, "webhook-certs"),
-			WatchNamespace: ns,
-			Env:            append([]string{"RELATED_IMAGE_MEMCACHED=" + image}, env...),
-		})
+		op, err = c.startOperator(ctx, "operator", ns, append([]string{"RELATED_IMAGE_MEMCACHED=" + image}, env...)...)
 		Expect(err).NotTo(HaveOccurred())
 	}
 
