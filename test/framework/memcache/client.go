@@ -121,33 +121,3 @@ func (c *Client) Get(key string) ([]byte, error) {
 	}
 	return data[:n], nil
 }
-
-// Stats is the answer to "stats": curr_connections, ssl_handshake_errors
-// and the rest, by name.
-func (c *Client) Stats() (map[string]string, error) { return c.stats("stats") }
-
-// StatsSettings is the answer to "stats settings": maxbytes,
-// item_size_max, maxconns, num_threads, tcpport and the rest, by name.
-func (c *Client) StatsSettings() (map[string]string, error) { return c.stats("stats settings") }
-
-// stats sends cmd, a stats command, and reads its STAT lines.
-func (c *Client) stats(cmd string) (map[string]string, error) {
-	if err := c.send("%s\r\n", cmd); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for {
-		l, err := c.line()
-		if err != nil {
-			return nil, err
-		}
-		if l == "END" {
-			return out, nil
-		}
-		f := strings.SplitN(l, " ", 3)
-		if len(f) != 3 || f[0] != "STAT" {
-			return nil, fmt.Errorf("memcache: %s: %q", cmd, l)
-		}
-		out[f[1]] = f[2]
-	}
-}

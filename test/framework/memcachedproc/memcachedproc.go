@@ -1,0 +1,66 @@
+package memcachedproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+)
+
+// Server is a memcached started by Start.
+type Server struct {
+	*process.Process
+	// Addr is where it listens, 127.0.0.1:port.
+	Addr string
+}
+
+// Args are the arguments of cmd, a memcached command line as the operator
+// builds it (the binary first), made to run on the host: listening on
+// 127.0.0.1:port alone, without UDP, and as nobody when run as root, which
+// memcached refuses otherwise. None of them changes how memcached serves.
+func Args(cmd []string, port int) []string {
+	args := append(append([]string{}, cmd[1:]...), "--listen=127.0.0.1", "--port="+strconv.Itoa(port), "--udp-port=0")
+	if os.Geteuid() == 0 {
+		args = append(args, "--user=nobody")
+	}
+	return args
+}
+
+// Start runs cmd (see Args) on a free loopback port, its output in
+// logPath, and returns once it accepts connections.
+func Start(ctx context.Context, cmd []string, logPath string) (*Server, error) {
+	if len(cmd) == 0 {
+		return nil, errors.New("memcachedproc: empty command")
+	}
+	bin, err := exec.LookPath(cmd[0])
+	if err != nil {
+		return nil, fmt.Errorf("memcachedproc: %w (make memcached installs Debian's memcached)", err)
+	}
+	ports, err := addr.FreePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := process.Start(process.Spec{Path: bin, Args: Args(cmd, ports[0]), LogPath: logPath})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Process: p, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
+	err = p.WaitFor(ctx, "listening on "+s.Addr, func(ctx context.Context) error {
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.Addr)
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	})
+	if err != nil {
+		return nil, errors.Join(err, p.Stop(10*time.Second))
+	}
+	return s, nil
+}
