@@ -9,10 +9,17 @@ complete. The targets get a verdict computed here; a smoke run
 also fails on a missed counted target (writes, idle reconciles), which the
 machine's load cannot explain.
 
-	go run ./test/bench -n 1000                 # the published figures (~18 min)
+	go run ./test/bench -n 1000                 # the published figures (~20 min)
 	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
-	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/results.json
+	go run ./test/bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
+	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/*.json
+
+The memcached scenario runs memcached for real, on a real node (root); the
+others measure the operator on a cluster of fake nodes. Each kind has a
+results file of its own (docs/bench/memcached.json, docs/bench/results.json)
+and a generated section of docs/benchmarks.md, rewritten by a run that
+includes it, so that either can be published without the other.
 
 # What it runs
 
@@ -27,7 +34,24 @@ election; -operator-args adds flags.
 
 # Scenarios
 
-In this order, on one Memcached set in namespace "bench":
+First, before the operator is built or any other cluster started:
+
+  - memcached: a local cluster with the real node (kubelet, containerd,
+    runc; see test/framework/localcluster) runs the pod the operator makes
+    for a Memcached that sets only its size, its Deployment built by
+    controllers.DesiredObjects from the spec the API server and the
+    defaulting webhook would store (no operator process shares the CPU);
+    the host runs the same memcached binary with the pod's command line,
+    on loopback, in no cgroup of its own. test/framework/memload sends
+    each the same load (-memcached-connections connections, 90 % gets
+    over 10,000 preloaded keys of 100 bytes) for -memcached-phase, host
+    and pods in turn, -memcached-rounds times; the pod is reached at its
+    IP on the node's bridge. Reported per memcached: ops/s, p50, p99,
+    p99.9 and max latency (HDR histogram), memcached's CPU
+    (/proc/<pid>/stat) and, for a pod, how many CFS periods of its
+    container's cgroup were throttled; and the pod's ratios to the host.
+
+Then, in this order, on one Memcached set in namespace "bench":
 
   - floor: before anything else, on a cluster of its own with as many fake
     nodes, and no operator: apply the Deployment, Service and PDB the

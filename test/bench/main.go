@@ -29,15 +29,11 @@ func main() {
 		os.Exit(2)
 	}
 	if o.render {
-		r, err := readResults(o.out)
-		if err == nil {
-			err = errors.Join(updateReport(o.doc, r), writePlot(o.plot, r))
-		}
-		if err != nil {
+		if err := render(o); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("bench: %s and %s rewritten from %s\n", o.doc, o.plot, o.out)
+		fmt.Printf("bench: %s and %s rewritten from %s and %s\n", o.doc, o.plot, o.out, o.memcachedOut)
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -58,7 +54,10 @@ type bench struct {
 	op    *operator
 	track *tracker
 	res   *results
-	table *table
+	// memcachedRes is the memcached scenario's, which has a file of its
+	// own.
+	memcachedRes *memcachedResults
+	table        *table
 	// settledAt is when the operator last went idle: the start of the
 	// idle window.
 	settledAt time.Time
@@ -82,6 +81,9 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		if o.plot == "" {
 			o.plot = filepath.Join(dir, "converge.svg")
+		}
+		if o.memcachedOut == "" {
+			o.memcachedOut = filepath.Join(dir, "memcached.json")
 		}
 	}
 	start := time.Now()
@@ -114,8 +116,22 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}()
 	b.table = newTable(os.Stdout)
-	built := b.build(ctx)
 	var failed []string
+	if o.wants(scenarioMemcached) {
+		failed = b.runStep(ctx, failed, scenarioMemcached, b.memcached)
+		if b.memcachedRes != nil {
+			if err := b.writeMemcached(); err != nil {
+				return err
+			}
+		}
+	}
+	if !o.controlPlane() {
+		if len(failed) > 0 {
+			return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
+		}
+		return nil
+	}
+	built := b.build(ctx)
 	if o.wants(scenarioFloor) {
 		failed = b.runStep(ctx, failed, scenarioFloor, func(ctx context.Context) error { return b.floor(ctx, built) })
 	}
@@ -128,14 +144,14 @@ func run(ctx context.Context, o options) (err error) {
 	b.res.Machine.LoadAvgAfter = loadAverage()
 	b.res.Targets = evaluateTargets(b.res)
 	printTargets(os.Stdout, b.res.Targets)
-	if err := writeResults(o.out, b.res); err != nil {
+	if err := writeJSON(o.out, b.res); err != nil {
 		return fmt.Errorf("writing %s: %w", o.out, err)
 	}
 	if err := writePlot(o.plot, b.res); err != nil {
 		return fmt.Errorf("writing %s: %w", o.plot, err)
 	}
 	if o.doc != "" {
-		if err := updateReport(o.doc, b.res); err != nil {
+		if err := updateSection(o.doc, controlPlaneSection, report(b.res)); err != nil {
 			return err
 		}
 	}
@@ -258,4 +274,41 @@ func (b *bench) shutdown() error {
 // stdout stays the table.
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format(time.TimeOnly), fmt.Sprintf(format, args...))
+}
+
+// writeMemcached completes the memcached scenario's results, writes them to
+// their file and their section of the document, and prints their targets.
+func (b *bench) writeMemcached() error {
+	r := b.memcachedRes
+	r.Command, r.StartedAt = b.res.Command, b.res.StartedAt
+	r.DurationSeconds = time.Since(b.res.StartedAt).Seconds()
+	r.Machine = b.res.Machine
+	r.Machine.LoadAvgAfter = loadAverage()
+	r.Targets = evaluateMemcachedTargets(r)
+	printTargets(os.Stdout, r.Targets)
+	if err := writeJSON(b.o.memcachedOut, r); err != nil {
+		return fmt.Errorf("writing %s: %w", b.o.memcachedOut, err)
+	}
+	if b.o.doc != "" {
+		if err := updateSection(b.o.doc, memcachedSection, memcachedReport(r)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("bench: memcached results in %s\n", b.o.memcachedOut)
+	return nil
+}
+
+// render rewrites the document's sections and the plot from the results
+// files.
+func render(o options) error {
+	r, err := readResults(o.out)
+	if err != nil {
+		return err
+	}
+	m := &memcachedResults{}
+	if err := readJSON(o.memcachedOut, m); err != nil {
+		return err
+	}
+	return errors.Join(updateSection(o.doc, controlPlaneSection, report(r)),
+		updateSection(o.doc, memcachedSection, memcachedReport(m)), writePlot(o.plot, r))
 }

@@ -12,20 +12,23 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// Scenario names, in the order they run. The floor runs first, on a cluster
-// of its own. Later scenarios reuse the Memcached set that converge creates,
-// so asking for idle, resize or rss runs converge first.
+// Scenario names, in the order they run. memcached runs first, on a
+// real node of its own, before anything else is built or started; the floor
+// next, on a cluster of its own. Later scenarios reuse the Memcached set
+// that converge creates, so asking for idle, resize or rss runs converge
+// first.
 const (
-	scenarioFloor    = "floor"
-	scenarioConverge = "converge"
-	scenarioIdle     = "idle"
-	scenarioResize   = "resize"
-	scenarioRSS      = "rss"
-	scenarioWebhook  = "webhook"
+	scenarioMemcached = "memcached"
+	scenarioFloor     = "floor"
+	scenarioConverge  = "converge"
+	scenarioIdle      = "idle"
+	scenarioResize    = "resize"
+	scenarioRSS       = "rss"
+	scenarioWebhook   = "webhook"
 )
 
 func allScenarios() []string {
-	return []string{scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
+	return []string{scenarioMemcached, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
 // options are the bench's flags, defaulted and validated in one place.
@@ -53,11 +56,19 @@ type options struct {
 	webhookDuration time.Duration
 	// waitTimeout bounds every wait for the cluster to converge.
 	waitTimeout time.Duration
+	// memcachedPhase is how long each memcached takes the load per round,
+	// memcachedRounds how many rounds, memcachedConnections the load's
+	// connections.
+	memcachedPhase       time.Duration
+	memcachedRounds      int
+	memcachedConnections int
 
 	scenarios []string
 	smoke     bool
 
 	out, plot string
+	// memcachedOut is the memcached scenario's results file.
+	memcachedOut string
 	// doc is the document whose generated section the results rewrite;
 	// render does only that, from the results file out, and runs nothing.
 	doc     string
@@ -81,6 +92,8 @@ func smokeDefaults() map[string]string {
 		"rss-repeats":      "1",
 		"webhook-duration": "5s",
 		"wait-timeout":     "5m",
+		"memcached-phase":  "2s",
+		"memcached-rounds": "1",
 	}
 }
 
@@ -103,12 +116,17 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.webhookRate, "webhook-rate", 20, "Memcached creates per second in the webhook scenario")
 	fs.DurationVar(&o.webhookDuration, "webhook-duration", 30*time.Second, "how long the webhook scenario creates at -webhook-rate (twice: without and with webhooks)")
 	fs.DurationVar(&o.waitTimeout, "wait-timeout", 20*time.Minute, "bound on every wait for objects to converge or pods to be ready")
+	fs.DurationVar(&o.memcachedPhase, "memcached-phase", 10*time.Second, "how long the memcached scenario loads each memcached per round")
+	fs.IntVar(&o.memcachedRounds, "memcached-rounds", 3, "rounds of the memcached scenario, each loading the host's memcached and every pod in turn")
+	fs.IntVar(&o.memcachedConnections, "memcached-connections", 32, "connections of the memcached scenario's load")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m unless set, "+
-		"results and plot in the work directory unless -out/-plot are set; fails only if a scenario cannot complete")
+	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m "+
+		"-memcached-phase 2s -memcached-rounds 1 unless set, results and plot in the work directory unless -out/-plot/-memcached-out are set; "+
+		"fails only if a scenario cannot complete or a counted target is missed")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.memcachedOut, "memcached-out", "", "the memcached scenario's results file (default docs/bench/memcached.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.doc, "doc", "", "document whose generated section the results rewrite (default docs/benchmarks.md; none with -smoke)")
-	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated section and the -plot from the results file -out")
+	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated sections and the -plot from the results files -out and -memcached-out")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
@@ -145,6 +163,9 @@ func parseOptions(args []string) (options, error) {
 		if o.plot == "" {
 			o.plot = filepath.Join(repo.Root(), "docs", "bench", "converge.svg")
 		}
+		if o.memcachedOut == "" {
+			o.memcachedOut = filepath.Join(repo.Root(), "docs", "bench", "memcached.json")
+		}
 		if o.doc == "" {
 			o.doc = filepath.Join(repo.Root(), "docs", "benchmarks.md")
 		}
@@ -168,6 +189,10 @@ func (o options) validate() error {
 	}
 	if o.idle <= 0 || o.rssWindow <= 0 || o.webhookDuration <= 0 || o.waitTimeout <= 0 {
 		errs = append(errs, errors.New("-idle, -rss-window, -webhook-duration and -wait-timeout must be positive"))
+	}
+	if o.memcachedPhase <= 0 || o.memcachedRounds < 1 || o.memcachedConnections < 1 {
+		errs = append(errs, fmt.Errorf("-memcached-phase (%s), -memcached-rounds (%d) and -memcached-connections (%d) must be positive",
+			o.memcachedPhase, o.memcachedRounds, o.memcachedConnections))
 	}
 	if o.rssRepeats < 1 {
 		errs = append(errs, fmt.Errorf("-rss-repeats must be at least 1, got %d", o.rssRepeats))
@@ -198,6 +223,12 @@ func (o options) wants(s string) bool {
 		})
 	}
 	return false
+}
+
+// controlPlane reports whether a scenario of the control plane's cluster
+// runs: any but memcached.
+func (o options) controlPlane() bool {
+	return slices.ContainsFunc(o.scenarios, func(s string) bool { return s != scenarioMemcached })
 }
 
 // maxPods is the most pods the run puts on the cluster at once: the

@@ -43,4 +43,11 @@ func TestScenarioDependencies(t *testing.T) {
 	if o, _ := parseOptions([]string{"-scenarios", "webhook"}); o.wants(scenarioConverge) {
 		t.Error("webhook alone needs no Memcached set")
 	}
+	// memcached alone starts no control-plane cluster and builds no operator.
+	if o, _ := parseOptions([]string{"-scenarios", "memcached"}); o.controlPlane() || !o.wants(scenarioMemcached) {
+		t.Error("memcached alone should run without the control plane's scenarios")
+	}
+	if o, _ := parseOptions([]string{"-smoke"}); !o.controlPlane() || !o.wants(scenarioMemcached) || o.memcachedPhase != 2*time.Second {
+		t.Errorf("a smoke run should run every scenario, memcached for 2s a phase (got %s)", o.memcachedPhase)
+	}
 }

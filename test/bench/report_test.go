@@ -19,25 +19,37 @@ func TestCommittedReportMatchesTheResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := withReport(doc, report(r))
+	want, err := controlPlaneSection.replace(doc, report(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &memcachedResults{}
+	if err := readJSON(filepath.Join(repo.Root(), "docs", "bench", "memcached.json"), m); err != nil {
+		t.Fatal(err)
+	}
+	want, err = memcachedSection.replace(want, memcachedReport(m))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(want) != string(doc) {
-		t.Error("docs/benchmarks.md's generated section is not what docs/bench/results.json says: run go run ./test/bench -render")
+		t.Error("docs/benchmarks.md's generated section are not what docs/bench/results.json and memcached.json say: run go run ./test/bench -render")
 	}
 }
 
-func TestWithReport(t *testing.T) {
-	doc := []byte("intro\n" + reportBegin + "\nold\n" + reportEnd + "\noutro\n")
-	got, err := withReport(doc, "\nnew\n")
+func TestSectionReplace(t *testing.T) {
+	a, b := controlPlaneSection, memcachedSection
+	doc := []byte("intro\n" + a.begin + "\nold\n" + a.end + "\nmiddle\n" + b.begin + "\nold b\n" + b.end + "\noutro\n")
+	got, err := b.replace(doc, "\nnew b\n")
+	if err == nil {
+		got, err = a.replace(got, "\nnew\n")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "intro\n" + reportBegin + "\n\nnew\n" + reportEnd + "\noutro\n"; string(got) != want {
+	if want := "intro\n" + a.begin + "\n\nnew\n" + a.end + "\nmiddle\n" + b.begin + "\n\nnew b\n" + b.end + "\noutro\n"; string(got) != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if _, err := withReport([]byte("no markers"), "x"); err == nil {
+	if _, err := a.replace([]byte("no markers"), "x"); err == nil {
 		t.Error("a document without the markers was accepted")
 	}
 }

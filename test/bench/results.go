@@ -275,7 +275,8 @@ func finite(f float64) *float64 {
 	return &f
 }
 
-func writeResults(path string, r *results) error {
+// writeJSON writes the results r to path.
+func writeJSON(path string, r any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

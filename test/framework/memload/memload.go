@@ -14,7 +14,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
-// Options are the load. Zero fields take the defaults of withDefaults.
+// Options are the load. Zero fields take the defaults of WithDefaults.
 type Options struct {
 	// Addr is memcached's host:port.
 	Addr string
@@ -32,7 +32,8 @@ type Options struct {
 	SetEvery int
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults is o with every zero field but Addr and Duration defaulted.
+func (o Options) WithDefaults() Options {
 	if o.Connections == 0 {
 		o.Connections = 32
 	}
@@ -97,7 +98,7 @@ func value(size int) []byte { return []byte(strings.Repeat("v", size)) }
 
 // Preload stores every key of the set once, so that gets hit.
 func Preload(ctx context.Context, o Options) error {
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func Preload(ctx context.Context, o Options) error {
 // the run with its error: a load that only partly reached memcached
 // measures nothing.
 func Run(ctx context.Context, o Options) (Result, error) {
-	o = o.withDefaults()
+	o = o.WithDefaults()
 	if err := o.validate(); err != nil {
 		return Result{}, err
 	}
