@@ -80,10 +80,7 @@ func oneAtATime() *appsv1ac.DeploymentStrategyApplyConfiguration {
 func memcachedContainer(mc *cachev1.Memcached, o Options) *corev1ac.ContainerApplyConfiguration {
 	settings := operand.FromSpec(&mc.Spec)
 	settings.TLS = operand.TLSFromSpec(&mc.Spec, o.TLSProfile)
-	resources := operand.Resources(settings)
-	if mc.Spec.Resources != nil {
-		resources = *mc.Spec.Resources
-	}
+	resources := operand.ContainerResources(&mc.Spec)
 	c := corev1ac.Container().
 		WithName(containerName).
 		WithImage(o.Image).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -30,8 +29,8 @@ func restartWarnings(old, spec *cachev1.MemcachedSpec) []string {
 	change("threads", fmt.Sprint(was.Threads), fmt.Sprint(is.Threads))
 	// Resources derived from the settings follow them: the settings' change
 	// already says why they change.
-	if !equality.Semantic.DeepEqual(effectiveResources(old), effectiveResources(spec)) &&
-		(!derivedResources(old) || !derivedResources(spec)) {
+	if !equality.Semantic.DeepEqual(operand.ContainerResources(old), operand.ContainerResources(spec)) &&
+		(!hasDerivedResources(old) || !hasDerivedResources(spec)) {
 		changes = append(changes, "spec.resources")
 	}
 	if !equality.Semantic.DeepEqual(placement(old), placement(spec)) {
@@ -46,21 +45,6 @@ func restartWarnings(old, spec *cachev1.MemcachedSpec) []string {
 }
 
 func bytesString(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }
-
-// derivedResources reports whether spec's resources are those derived from
-// its settings, or left to be.
-func derivedResources(spec *cachev1.MemcachedSpec) bool {
-	return spec.Resources == nil || hasDerivedResources(spec)
-}
-
-// effectiveResources are the resources the container gets: the spec's, or
-// those derived from its settings.
-func effectiveResources(spec *cachev1.MemcachedSpec) corev1.ResourceRequirements {
-	if spec.Resources != nil {
-		return *spec.Resources
-	}
-	return operand.Resources(operand.FromSpec(spec))
-}
 
 func placement(spec *cachev1.MemcachedSpec) cachev1.MemcachedSpec {
 	return cachev1.MemcachedSpec{

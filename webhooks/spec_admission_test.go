@@ -40,6 +40,8 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 		Expect(operand.FromSpec(&spec)).To(Equal(operand.DefaultSettings()), "the CRD's defaults are the operator's")
 		Expect(spec.Resources.Requests.Memory().String()).To(Equal("96Mi"))
 		Expect(spec.Resources.Limits.Memory().String()).To(Equal("128Mi"))
+		Expect(spec.Resources.Requests.Cpu().String()).To(Equal("50m"))
+		Expect(spec.Resources.Limits).NotTo(HaveKey(corev1.ResourceCPU), "a CPU quota throttles memcached (docs/benchmarks.md)")
 		Expect(spec.TopologySpreadConstraints).To(Equal(operand.DefaultTopologySpread()))
 	})
 

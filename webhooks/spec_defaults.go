@@ -16,14 +16,24 @@ import (
 // floor) build the objects of the spec the API server would store. old is
 // the stored spec on update, nil on create.
 //
-// Resources derived from the memory follow it: when the stored resources
-// are the ones derived from the stored spec and the update leaves them as
-// they were, they are derived again from the new spec. Otherwise raising
-// spec.memory in a manifest that never mentioned resources would be refused
-// for a memory limit the user never set.
+// Resources derived from the settings follow them: when the stored
+// resources are derived ones and the update leaves them as they were (or
+// leaves them out, as a server-side apply of a manifest that never set
+// them does), they are derived again from the new settings. Otherwise
+// raising spec.memory in a manifest that never mentioned resources would be
+// refused for a memory limit the user never set. Resources derived by an
+// earlier operator (a CPU limit per thread, or none stored) count as
+// derived, but are kept while the settings they derive from do not change:
+// rewriting them on a change of the size alone would restart every pod.
 func DefaultSpec(spec, old *cachev1.MemcachedSpec) {
-	if spec.Resources == nil || (old != nil && hasDerivedResources(old) &&
-		equality.Semantic.DeepEqual(spec.Resources, old.Resources)) {
+	switch {
+	case old != nil && hasDerivedResources(old) && (spec.Resources == nil || equality.Semantic.DeepEqual(spec.Resources, old.Resources)):
+		r := operand.ContainerResources(old)
+		if !equality.Semantic.DeepEqual(operand.Resources(operand.FromSpec(old)), operand.Resources(operand.FromSpec(spec))) {
+			r = operand.Resources(operand.FromSpec(spec))
+		}
+		spec.Resources = &r
+	case spec.Resources == nil:
 		r := operand.Resources(operand.FromSpec(spec))
 		spec.Resources = &r
 	}
@@ -32,9 +42,13 @@ func DefaultSpec(spec, old *cachev1.MemcachedSpec) {
 	}
 }
 
+// hasDerivedResources reports whether spec's resources are derived from its
+// settings, by this operator or an earlier one, or left to be (none stored).
 func hasDerivedResources(spec *cachev1.MemcachedSpec) bool {
-	return spec.Resources != nil &&
-		equality.Semantic.DeepEqual(*spec.Resources, operand.Resources(operand.FromSpec(spec)))
+	s := operand.FromSpec(spec)
+	return spec.Resources == nil ||
+		equality.Semantic.DeepEqual(*spec.Resources, operand.Resources(s)) ||
+		equality.Semantic.DeepEqual(*spec.Resources, operand.ResourcesWithCPULimit(s))
 }
 
 // equalBesideSize reports whether a and b differ in nothing but spec.size.

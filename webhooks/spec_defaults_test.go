@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
@@ -48,9 +49,17 @@ func defaulted(t *testing.T, obj, old any) *cachev1.Memcached {
 }
 
 func TestSpecDefaults(t *testing.T) {
+	settings := func(memory string) operand.Settings {
+		return operand.FromSpec(&gen.Memcached("ns", "a", gen.WithMemory(memory)).Spec)
+	}
 	derived := func(memory string) *corev1.ResourceRequirements {
-		mc := gen.Memcached("ns", "a", gen.WithMemory(memory))
-		r := operand.Resources(operand.FromSpec(&mc.Spec))
+		r := operand.Resources(settings(memory))
+		return &r
+	}
+	// earlier are the resources an operator before this one derived: a
+	// CPU limit of 125m per thread.
+	earlier := func(memory string) *corev1.ResourceRequirements {
+		r := operand.ResourcesWithCPULimit(settings(memory))
 		return &r
 	}
 	mine := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
@@ -63,7 +72,7 @@ func TestSpecDefaults(t *testing.T) {
 		wantResources *corev1.ResourceRequirements
 		wantSpread    bool
 	}{
-		{name: "create: resources from the memory, the default spread",
+		{name: "create: resources from the memory, no CPU limit, the default spread",
 			obj: gen.Memcached("ns", "a", gen.WithMemory("256Mi")), wantResources: derived("256Mi"), wantSpread: true},
 		{name: "create: the user's resources and placement are kept",
 			obj: gen.Memcached("ns", "a", withResources(mine), func(mc *cachev1.Memcached) {
@@ -81,6 +90,26 @@ func TestSpecDefaults(t *testing.T) {
 			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(mine)),
 			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(derived("64Mi"))),
 			wantResources: mine, wantSpread: true},
+		// An upgrade from an operator that derived a CPU limit: a change
+		// of the size alone keeps the stored resources, which rewriting
+		// would restart every pod for.
+		{name: "update: the earlier derived resources stay when only the size changes",
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
+			wantResources: earlier("64Mi"), wantSpread: true},
+		{name: "update: the earlier derived resources stay when an apply leaves them out",
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi")),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
+			wantResources: earlier("64Mi"), wantSpread: true},
+		{name: "update: none stored (before the spec had resources) becomes what the pods run",
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5)),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3)),
+			wantResources: earlier("64Mi"), wantSpread: true},
+		// A new memory replaces the pods anyway: they get today's defaults.
+		{name: "update: the earlier derived resources follow a new memory, derived as today",
+			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(earlier("64Mi"))),
+			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
+			wantResources: derived("512Mi"), wantSpread: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,8 +118,8 @@ func TestSpecDefaults(t *testing.T) {
 				old = tt.old
 			}
 			mc := defaulted(t, tt.obj, old)
-			if diff := cmp.Diff(tt.wantResources.Limits.Memory().String(), mc.Spec.Resources.Limits.Memory().String()); diff != "" {
-				t.Errorf("memory limit (-want +got):\n%s", diff)
+			if !equality.Semantic.DeepEqual(tt.wantResources, mc.Spec.Resources) {
+				t.Errorf("resources = %v, want %v", mc.Spec.Resources, tt.wantResources)
 			}
 			var wantSpread []corev1.TopologySpreadConstraint
 			if tt.wantSpread {

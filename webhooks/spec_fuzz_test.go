@@ -36,7 +36,7 @@ func FuzzSpec(f *testing.F) {
 		errs := validateSpec(spec, field.NewPath("spec"))
 		s := operand.FromSpec(spec)
 		cmd := operand.Command(s)
-		_ = operand.Resources(s)
+		_ = operand.ResourcesWithCPULimit(s) // Resources and the earlier defaults
 		if len(errs) > 0 {
 			return
 		}

@@ -3,6 +3,8 @@ package operand
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 )
 
 // What memcached uses beside its items, estimated from its structures and
@@ -33,11 +35,18 @@ func MinMemoryLimit(s Settings) int64 {
 	return s.MemoryMiB*mib + Overhead(s)
 }
 
-// Resources are the container resources of a Memcached that sets none. The
-// memory request is what a full cache uses, the limit leaves as much again
-// of headroom for bursts of connections; an eighth of a core per worker
-// thread caps CPU. With the defaults: requests 50m and 96Mi, limits 500m and
-// 128Mi, the values the operator used before the spec had these fields.
+// Resources are the container resources the defaulting webhook stores in a
+// Memcached that sets none. The memory request is what a full cache uses,
+// the limit leaves as much again of headroom for bursts of connections.
+// CPU is requested (50m: an idle cache uses next to none) but not limited:
+// memcached is latency-bound, and a CFS quota throttles it within each
+// 100 ms period that a burst of requests uses it up, for the rest of the
+// period: at the earlier limit of 125m per thread a pod fell well short of
+// the throughput and p99 latency of the same memcached on the host, and
+// with none it does not (make bench-memcached; the figures and the
+// reasoning are in docs/benchmarks.md, "memcached in a pod against
+// memcached on the host"). With the defaults: requests 50m and 96Mi,
+// limit 128Mi.
 func Resources(s Settings) corev1.ResourceRequirements {
 	request := MinMemoryLimit(s)
 	limit := request + Overhead(s)
@@ -47,10 +56,32 @@ func Resources(s Settings) corev1.ResourceRequirements {
 			corev1.ResourceMemory: *resource.NewQuantity(request, resource.BinarySI),
 		},
 		Limits: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewMilliQuantity(125*s.Threads, resource.DecimalSI),
 			corev1.ResourceMemory: *resource.NewQuantity(limit, resource.BinarySI),
 		},
 	}
+}
+
+// ResourcesWithCPULimit are Resources with a CPU limit of 125m per thread:
+// the defaults of the operator before Resources dropped the limit, and
+// before the spec had resources. Memcached stored with them keep them (see
+// ContainerResources and the defaulting webhook): an operator upgrade
+// restarts no pod. With the defaults: limits 500m and 128Mi.
+func ResourcesWithCPULimit(s Settings) corev1.ResourceRequirements {
+	r := Resources(s)
+	r.Limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(125*s.Threads, resource.DecimalSI)
+	return r
+}
+
+// ContainerResources are the resources of spec's memcached container: the
+// spec's own, which the defaulting webhook fills in. A spec without them was
+// stored before the spec had resources, or while the webhook was not
+// running; its pods have always run with ResourcesWithCPULimit, and keep
+// them, so that an operator upgrade restarts none of them.
+func ContainerResources(spec *cachev1.MemcachedSpec) corev1.ResourceRequirements {
+	if spec.Resources != nil {
+		return *spec.Resources
+	}
+	return ResourcesWithCPULimit(FromSpec(spec))
 }
 
 func roundUpMiB(n int64) int64 {

@@ -20,6 +20,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
@@ -40,10 +41,16 @@ type podVariant struct {
 	apply func(*cachev1.MemcachedSpec)
 }
 
-// podVariants are the pods measured against the host's memcached.
+// podVariants are the pods measured against the host's memcached: the
+// defaults first, then the earlier defaults' CPU limit, which Memcached
+// stored with it still run.
 func podVariants() []podVariant {
 	return []podVariant{
 		{name: "the defaults", apply: func(*cachev1.MemcachedSpec) {}},
+		{name: "the earlier defaults, 125m CPU per thread", apply: func(spec *cachev1.MemcachedSpec) {
+			r := operand.ResourcesWithCPULimit(operand.FromSpec(spec))
+			spec.Resources = &r
+		}},
 	}
 }
 
