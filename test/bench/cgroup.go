@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,4 +96,50 @@ func cpuCgroupDir(pid int) (string, bool, error) {
 		return filepath.Join("/sys/fs/cgroup", unified), true, nil
 	}
 	return "", false, fmt.Errorf("process %d: no CPU cgroup in /proc/%d/cgroup", pid, pid)
+}
+
+// hostCgroupName is the CPU cgroup the host's memcached is moved to, beside
+// the real node's kubepods.
+const hostCgroupName = "memcached-bench-host"
+
+// weighLikePods moves the process hostPID into a CPU cgroup of its own,
+// beside the kubepods cgroup that holds the pod process podPID, with the
+// same weight (cpu.shares, or cpu.weight in v2) and no quota. Otherwise the
+// host's memcached would compete for the CPU as each of its threads alone,
+// with the weight of a whole cgroup, against the machine's other processes,
+// whereas the pods share the one weight of kubepods: on a busy machine that
+// favours the host, which a node running only pods does not. It returns a
+// function that removes the cgroup once the process has exited.
+func weighLikePods(hostPID, podPID int) (func() error, error) {
+	podDir, v2, err := cpuCgroupDir(podPID)
+	if err != nil {
+		return nil, err
+	}
+	kubepods := podDir
+	for filepath.Base(kubepods) != "kubepods" && filepath.Base(kubepods) != "kubepods.slice" {
+		if kubepods == filepath.Dir(kubepods) {
+			return nil, fmt.Errorf("pod process %d is in no kubepods cgroup: %s", podPID, podDir)
+		}
+		kubepods = filepath.Dir(kubepods)
+	}
+	weightFile := "cpu.shares"
+	if v2 {
+		weightFile = "cpu.weight"
+	}
+	weight, err := os.ReadFile(filepath.Join(kubepods, weightFile))
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(filepath.Dir(kubepods), hostCgroupName)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	remove := func() error { return os.Remove(dir) }
+	if err := os.WriteFile(filepath.Join(dir, weightFile), weight, 0o644); err != nil {
+		return nil, errors.Join(err, remove())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(hostPID)), 0o644); err != nil {
+		return nil, errors.Join(err, remove())
+	}
+	return remove, nil
 }

@@ -42,7 +42,9 @@ First, before the operator is built or any other cluster started:
     controllers.DesiredObjects from the spec the API server and the
     defaulting webhook would store (no operator process shares the CPU);
     the host runs the same memcached binary with the pod's command line,
-    on loopback, in no cgroup of its own. test/framework/memload sends
+    on loopback, with no CPU limit, in a cgroup of the same CPU weight as
+    the node's kubepods (so that both compete alike with whatever else
+    the machine runs). test/framework/memload sends
     each the same load (-memcached-connections connections, 90 % gets
     over 10,000 preloaded keys of 100 bytes) for -memcached-phase, host
     and pods in turn, -memcached-rounds times; the pod is reached at its

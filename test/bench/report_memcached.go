@@ -28,7 +28,7 @@ func memcachedReport(r *memcachedResults) string {
 			name, cpu, memory, thousands(int(f.OpsPerSecond)), strings.Join(rounds, ", "),
 			latency(f.P50Micros), latency(f.P99Micros), latency(f.P999Micros), latency(f.MaxMicros), f.Cores, throttled, ratios)
 	}
-	row("host, no cgroup limit", "-", "-", r.Host, "-", "1 | 1")
+	row("host: no CPU limit, the pods' CPU weight", "-", "-", r.Host, "-", "1 | 1")
 	for _, x := range r.Pods {
 		throttled := "no quota"
 		if x.CgroupCPULimitCores > 0 {

@@ -76,7 +76,8 @@ type loadAccumulator struct {
 }
 
 // memcached measures memcached in a pod of the real node against the same
-// binary, with the same command line, on the host with no cgroup limit.
+// binary, with the same command line, on the host with no cgroup limit (in
+// a cgroup of the pods' CPU weight; see weighLikePods).
 // The pod is the one the operator runs for a Memcached that sets nothing but
 // its size: its Deployment is built by controllers.DesiredObjects from the
 // spec the API server and the defaulting webhook store, as the floor's are,
@@ -124,7 +125,11 @@ func (b *bench) memcached(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, host.Stop(10*time.Second)) }()
+	removeCgroup, err := weighLikePods(host.PID(), targets[0].pid)
+	if err != nil {
+		return errors.Join(err, host.Stop(10*time.Second))
+	}
+	defer func() { err = errors.Join(err, host.Stop(10*time.Second), removeCgroup()) }()
 	targets = append([]*loadTarget{{name: "host", addr: host.Addr, pid: host.PID()}}, targets...)
 	progress("memcached: host and %d pod(s) serving after %.1fs; %d rounds of %s each", len(targets)-1, time.Since(start).Seconds(),
 		b.o.memcachedRounds, b.o.memcachedPhase)
