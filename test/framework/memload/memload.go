@@ -52,13 +52,13 @@ func (o Options) WithDefaults() Options {
 func (o Options) validate() error {
 	var errs []error
 	if o.Addr == "" {
-		errs = append(errs, errors.New("Addr is empty"))
+		errs = append(errs, errors.New("Options.Addr is empty"))
 	}
 	if o.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("Duration must be positive, got %s", o.Duration))
+		errs = append(errs, fmt.Errorf("Options.Duration must be positive, got %s", o.Duration))
 	}
 	if o.Connections < 1 || o.Keys < 1 || o.ValueSize < 1 || o.SetEvery < 1 {
-		errs = append(errs, fmt.Errorf("Connections (%d), Keys (%d), ValueSize (%d) and SetEvery (%d) must be positive",
+		errs = append(errs, fmt.Errorf("Options.Connections (%d), Keys (%d), ValueSize (%d) and SetEvery (%d) must be positive",
 			o.Connections, o.Keys, o.ValueSize, o.SetEvery))
 	}
 	if err := errors.Join(errs...); err != nil {
