@@ -1,13 +1,11 @@
 package operand_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,8 +15,10 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 )
 
 // TestCommandAgainstMemcached runs the memcached of Debian's package (make
@@ -126,59 +126,20 @@ func TestCommandAgainstMemcached(t *testing.T) {
 	}
 }
 
-// memcachedArgs are cmd with a free loopback port instead of the pod's, and
-// a user to switch to when the test runs as root, which memcached demands.
-func memcachedArgs(t *testing.T, cmd []string) ([]string, int) {
+// runMemcached starts memcached with cmd on the host, checks that it
+// serves, and returns the settings it reports.
+func runMemcached(t *testing.T, cmd []string) operand.Settings {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := memcachedproc.Start(ctx, cmd, filepath.Join(t.TempDir(), "memcached.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
+	defer func() { _ = srv.Stop(10 * time.Second) }()
+	c, err := memcache.Dial(ctx, srv.Addr)
+	if err != nil {
 		t.Fatal(err)
-	}
-	args := append(cmd[1:], "--listen=127.0.0.1", "--port="+strconv.Itoa(port), "--udp-port=0")
-	if os.Geteuid() == 0 {
-		args = append(args, "--user=nobody")
-	}
-	return args, port
-}
-
-// runMemcached starts memcached with cmd, checks that it serves, and returns
-// the settings it reports.
-func runMemcached(t *testing.T, cmd []string) operand.Settings {
-	t.Helper()
-	args, port := memcachedArgs(t, cmd)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var stderr bytes.Buffer
-	proc := exec.CommandContext(ctx, cmd[0], args...)
-	proc.Stderr = &stderr
-	if err := proc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var waitErr error
-	exited := make(chan struct{})
-	go func() {
-		waitErr = proc.Wait()
-		close(exited)
-	}()
-	defer func() {
-		_ = proc.Process.Kill()
-		<-exited
-	}()
-
-	var c *memcache.Client
-	for c == nil {
-		select {
-		case <-exited:
-			t.Fatalf("memcached exited: %v: %s", waitErr, stderr.String())
-		case <-ctx.Done():
-			t.Fatalf("memcached does not listen: %s", stderr.String())
-		case <-time.After(20 * time.Millisecond):
-			c, _ = memcache.Dial(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		}
 	}
 	defer func() { _ = c.Close() }()
 	if err := c.Set("k", []byte("v")); err != nil {
@@ -198,7 +159,11 @@ func runMemcached(t *testing.T, cmd []string) operand.Settings {
 // exited with an error; it is an error if memcached keeps running.
 func startFails(t *testing.T, cmd []string) (string, error) {
 	t.Helper()
-	args, _ := memcachedArgs(t, cmd)
+	ports, err := addr.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := memcachedproc.Args(cmd, ports[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, cmd[0], args...).CombinedOutput()
