@@ -113,8 +113,8 @@ type MemcachedSpec struct {
 
 	// Threads is the number of worker threads of each pod (memcached's
 	// --threads). 4 when omitted. memcached advises no more than the node's
-	// cores, and warns above 64; 256 is kept as a bound on the CPU limit
-	// derived from it.
+	// cores, and warns above 64; 256 is the most admitted, a bound on the
+	// CPU a Memcached without stored resources gets (125m per thread).
 	// +optional
 	// +kubebuilder:default=4
 	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 256",message="must be from 1 to 256, such as 4: memcached needs at least one worker thread, and advises no more than the node's cores"
