@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/pki"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
@@ -24,10 +25,10 @@ func TestCheck(t *testing.T) {
 	other := ca.issue(t)
 	expired := ca.issue(t, withValidity(now.Add(-48*time.Hour), now.Add(-time.Hour)))
 	early := ca.issue(t, withValidity(now.Add(time.Hour), now.Add(48*time.Hour)))
-	rsaPKCS1 := ca.issue(t, withRSAKey(t))
+	rsaPKCS1 := ca.issue(t, withRSAKey())
 	// data is the valid Secret with change applied; a nil value removes
 	// the key.
-	data := func(c servingCert, change map[string][]byte) map[string][]byte {
+	data := func(c pki.Cert, change map[string][]byte) map[string][]byte {
 		d := ca.secretData(c)
 		for k, v := range change {
 			if v == nil {
@@ -74,13 +75,13 @@ func TestCheck(t *testing.T) {
 		}, reason: memcachedtls.ReasonUnreadable, message: `Secret "web-tls": tls.key cannot be read: is a directory`},
 		{name: "tls.crt is not PEM", data: data(valid, map[string][]byte{crt: garbage}),
 			reason: memcachedtls.ReasonNoPEM, message: `Secret "web-tls": tls.crt holds no PEM certificate`},
-		{name: "tls.crt holds only a key", data: data(valid, map[string][]byte{crt: valid.keyPEM}),
+		{name: "tls.crt holds only a key", data: data(valid, map[string][]byte{crt: valid.KeyPEM}),
 			reason: memcachedtls.ReasonNoPEM, message: `Secret "web-tls": tls.crt holds no PEM certificate`},
 		{name: "tls.crt's certificate is not DER", data: data(valid, map[string][]byte{crt: badDER}),
 			reason: memcachedtls.ReasonMalformed},
 		{name: "tls.key is not PEM", data: data(valid, map[string][]byte{key: garbage}),
 			reason: memcachedtls.ReasonNoPEM, message: `Secret "web-tls": tls.key holds no PEM private key`},
-		{name: "tls.key is another certificate's key", data: data(valid, map[string][]byte{key: other.keyPEM}),
+		{name: "tls.key is another certificate's key", data: data(valid, map[string][]byte{key: other.KeyPEM}),
 			reason: memcachedtls.ReasonKeyMismatch, message: `Secret "web-tls": tls.key does not match the certificate in tls.crt`},
 		{name: "expired", data: data(expired, nil),
 			reason:  memcachedtls.ReasonExpired,

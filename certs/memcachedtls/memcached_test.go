@@ -97,7 +97,7 @@ func answersVersion(ctx context.Context, plainAddr string) error {
 // handshake with tlsAddr presents, verified against ca.
 func servedSerial(ctx context.Context, tlsAddr string, ca issuer) (*big.Int, error) {
 	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
+	pool.AddCert(ca.Certificate())
 	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", tlsAddr)
 	if err != nil {
 		return nil, err

@@ -101,10 +101,10 @@ func TestRunRefreshesMemcachedInPlace(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tls")
 	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
 	mc := startMemcached(t, dir)
-	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.serial))
+	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
 	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
+	pool.AddCert(ca.Certificate())
 	client, err := memcache.DialTLS(ctx, mc.tlsAddr, &tls.Config{RootCAs: pool})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = client.Close() }()
@@ -113,14 +113,14 @@ func TestRunRefreshesMemcachedInPlace(t *testing.T) {
 	logs := startSidecar(t, dir, mc.adminAddr).logs
 	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
-		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.serial))
+		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 
 	g.Expect(client.Get("before")).To(Equal([]byte("the renewal")), "the connection opened before the renewal, and its item")
 	// memcached may have loaded the renewed files in answer to a refresh
 	// the sidecar sent for the first ones, and the sidecar then sends
 	// another at its next tick: the log line comes when memcached answers.
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(
-		serialInLog(renewed.serial) + " notAfter=" + renewed.notAfter.UTC().Format(time.RFC3339)))
+		serialInLog(renewed.Serial) + " notAfter=" + renewed.NotAfter.UTC().Format(time.RFC3339)))
 	g.Expect(logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
 }
 
@@ -142,18 +142,18 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	mc.start(t, dir)
 	// The first refresh after a start is sent even though the files are
 	// those memcached started with.
-	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.serial)))
+	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.Serial)))
 
 	broken := ca.secretData(renewed)
-	broken[memcachedtls.KeyFile] = other.keyPEM
+	broken[memcachedtls.KeyFile] = other.KeyPEM
 	g.Expect(secretvolume.Write(dir, broken)).To(Succeed())
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).
 		Should(ContainSubstring(`Secret \"web-tls\": tls.key does not match the certificate in tls.crt`))
-	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.serial), "memcached's certificate after an unusable Secret")
+	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial), "memcached's certificate after an unusable Secret")
 	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
 		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
 
 	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
-		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.serial))
+		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 }

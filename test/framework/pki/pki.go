@@ -1,15 +1,18 @@
 package pki
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"math/big"
+	"net"
 	"time"
 )
 
@@ -27,16 +30,23 @@ type Cert struct {
 	CertPEM, KeyPEM []byte
 	// Serial is the certificate's serial number, to tell a renewed one.
 	Serial *big.Int
+	// NotAfter is when it expires.
+	NotAfter time.Time
 }
 
 // Options shape a certificate; the zero value is a server certificate
 // valid from an hour ago for a day.
 type Options struct {
-	DNSNames []string
+	DNSNames    []string
+	IPAddresses []net.IP
 	// Client makes a client certificate instead of a server one.
 	Client bool
 	// NotBefore and NotAfter override the validity.
 	NotBefore, NotAfter time.Time
+	// RSA gives the certificate an RSA key, written in PKCS #1 form ("RSA
+	// PRIVATE KEY") as openssl genrsa writes it; the default is an ECDSA
+	// key in PKCS #8 form ("PRIVATE KEY"), as cert-manager writes it.
+	RSA bool
 }
 
 // NewCA makes a self-signed CA named name.
@@ -65,6 +75,9 @@ func NewCA(name string) (*CA, error) {
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
+// Certificate is the CA's certificate.
+func (ca *CA) Certificate() *x509.Certificate { return ca.cert }
+
 // Pool is a pool holding only the CA, for a client's RootCAs or a
 // server's ClientCAs.
 func (ca *CA) Pool() *x509.CertPool {
@@ -75,7 +88,7 @@ func (ca *CA) Pool() *x509.CertPool {
 
 // Issue signs a certificate shaped by o.
 func (ca *CA) Issue(o Options) (Cert, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, keyBlock, err := newKey(o.RSA)
 	if err != nil {
 		return Cert{}, err
 	}
@@ -93,24 +106,43 @@ func (ca *CA) Issue(o Options) (Cert, error) {
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: fmt.Sprint(o.DNSNames)},
 		DNSNames:     o.DNSNames,
+		IPAddresses:  o.IPAddresses,
 		NotBefore:    o.NotBefore,
 		NotAfter:     o.NotAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return Cert{}, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
 	if err != nil {
 		return Cert{}, err
 	}
 	return Cert{
-		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
-		Serial:  tmpl.SerialNumber,
+		CertPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:   pem.EncodeToMemory(keyBlock),
+		Serial:   tmpl.SerialNumber,
+		NotAfter: tmpl.NotAfter,
 	}, nil
+}
+
+// newKey makes a key and its PEM block: RSA in PKCS #1 form, or ECDSA in
+// PKCS #8 form.
+func newKey(rsaKey bool) (crypto.Signer, *pem.Block, error) {
+	if rsaKey {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			return nil, nil, err
+		}
+		return key, &pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}, nil
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return key, &pem.Block{Type: "PRIVATE KEY", Bytes: der}, nil
 }
 
 // TLSCertificate is c as crypto/tls takes it, for a client certificate.
