@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/operand"
 )
 
 // desiredStatus is mc's status given its Deployment (nil when it does not
@@ -23,6 +24,7 @@ func desiredStatus(mc *cachev1.Memcached, o Options, d *appsv1.Deployment, pods 
 	st := cachev1.MemcachedStatus{
 		Nodes:              podNames(pods),
 		Selector:           labels.SelectorFromSet(selectorLabels(mc)).String(),
+		Endpoint:           endpoint(mc),
 		ObservedGeneration: mc.Generation,
 		Conditions:         slices.Clone(mc.Status.Conditions),
 	}
@@ -104,4 +106,10 @@ func podCount(n int32) string {
 		return "1 pod"
 	}
 	return fmt.Sprintf("%d pods", n)
+}
+
+// endpoint is the Service's name as pods resolve it, with memcached's port.
+// The ".svc" form needs no cluster domain, which clusters may rename.
+func endpoint(mc *cachev1.Memcached) string {
+	return fmt.Sprintf("%s.%s.svc:%d", mc.Name, mc.Namespace, operand.Port)
 }

@@ -99,6 +99,7 @@ func TestDesiredStatus(t *testing.T) {
 				ReadyReplicas:      tt.wantReady,
 				Nodes:              tt.wantNodes,
 				Selector:           "app.kubernetes.io/instance=m,app.kubernetes.io/name=memcached",
+				Endpoint:           "m.ns.svc:11211",
 				ObservedGeneration: 2,
 				Conditions:         tt.want,
 			}

@@ -249,6 +249,15 @@ type MemcachedStatus struct {
 	// +optional
 	Selector string `json:"selector,omitempty"`
 
+	// Endpoint is where clients connect: the headless Service's name in
+	// the cluster's DNS and memcached's port, such as cache.shop.svc:11211.
+	// The name resolves to the address of every ready pod; memcached
+	// clients spread keys across all of them. With spec.tls the port
+	// serves TLS only, and the certificate names this host.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Endpoint"
+	Endpoint string `json:"endpoint,omitempty"`
+
 	// ObservedGeneration is the metadata.generation this status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -276,6 +285,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,priority=1,JSONPath=`.status.endpoint`
 // +kubebuilder:printcolumn:name="Reason",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`
 // +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

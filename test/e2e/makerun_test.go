@@ -111,7 +111,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		out, err := kubectl(ctx, nil, "get", "mc", "-o", "wide")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Fields(strings.SplitN(out, "\n", 2)[0])).To(Equal(
-			[]string{"NAME", "SIZE", "MEMORY", "READY", "AVAILABLE", "DEGRADED", "REASON", "MESSAGE", "AGE"}))
+			[]string{"NAME", "SIZE", "MEMORY", "READY", "AVAILABLE", "DEGRADED", "ENDPOINT", "REASON", "MESSAGE", "AGE"}))
 	}, SpecTimeout(time.Minute))
 
 	It("leaves someone else's Deployment of its name alone, says why in kubectl get -o wide, one event and one log line", func(ctx SpecContext) {
@@ -123,7 +123,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			`and creates nothing; delete that Deployment or give the Memcached another name`
 		Eventually(func() (string, error) {
 			return kubectl(ctx, nil, "get", "mc", "web", "-o", "wide", "--no-headers")
-		}).WithContext(ctx).WithTimeout(time.Minute).Should(MatchRegexp(`^web +2 +64Mi +False +True +NameInUse +` + regexp.QuoteMeta(msg)))
+		}).WithContext(ctx).WithTimeout(time.Minute).Should(MatchRegexp(`^web +2 +64Mi +False +True +web\.[a-z0-9-]+\.svc:11211 +NameInUse +` + regexp.QuoteMeta(msg)))
 
 		// The operator looks again every 10 s or more, quietly: no event,
 		// log line or stack trace per retry.

@@ -125,6 +125,7 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 		g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), got)).To(Succeed())
 		g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(n))
 		g.Expect(got.Status.Nodes).To(Equal(names))
+		g.Expect(got.Status.Endpoint).To(Equal(fmt.Sprintf("%s.%s.svc:11211", mc.Name, mc.Namespace)), "where clients connect")
 		ready := fmt.Sprintf("%d of %d pods ready", n, n)
 		if n == 1 {
 			ready = "1 of 1 pod ready"
