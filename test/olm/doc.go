@@ -36,7 +36,8 @@ other):
     side by side: each CSV succeeds, each operator watches exactly its
     OperatorGroup's namespaces, its webhooks are called only there, its
     ServiceAccount may act there and nowhere else (the API server's
-    authorizer answers), cluster-wide it holds only the metrics reviews,
+    authorizer answers), cluster-wide it holds only the metrics reviews
+    and the read of the cluster's TLS security profile,
     and the leader election's and OLM-only rules hold in its own
     namespace and none of its targets; each keeps its OLM Secret and has its NetworkPolicies in its
     own namespace alone;

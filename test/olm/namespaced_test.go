@@ -123,7 +123,7 @@ func namespacedInstalls() {
 		}
 	})
 
-	It("grants each install the manager's rules in its own namespaces only, and cluster-wide nothing but the metrics reviews", func(ctx SpecContext) {
+	It("grants each install the manager's rules in its own namespaces only, and cluster-wide nothing but the metrics reviews and the TLS profile", func(ctx SpecContext) {
 		for _, in := range namespacedInstallList {
 			By(in.String())
 			sa := in.serviceAccount()
@@ -136,12 +136,11 @@ func namespacedInstalls() {
 				}
 				Expect(can(ctx, sa, a, metav1.NamespaceAll)).To(BeFalse(), "%s: %s in every namespace", in, a)
 			}
-			for _, a := range metricsAccess {
+			for _, a := range clusterAccess {
 				Expect(can(ctx, sa, a, "")).To(BeTrue(), "%s: %s", in, a)
 			}
 			for _, r := range clusterRules(ctx, sa) {
-				Expect(r.Verbs).To(Equal([]string{"create"}), "%s: cluster-wide rule %+v", in, r)
-				Expect(r.Resources).To(HaveEach(BeElementOf("tokenreviews", "subjectaccessreviews")), "%s: cluster-wide rule %+v", in, r)
+				Expect(r).To(clusterRule, "%s: cluster-wide rule %+v", in, r)
 			}
 			expectOwnNamespaceRulesThereOnly(ctx, in, append(targetsBeyond(in), othersTargets(in)...))
 		}

@@ -66,12 +66,24 @@ var ownNamespaceAccess = []access{
 // included.
 var otherSecret = access{verb: "get", resource: "secrets", name: "someone-elses"}
 
-// metricsAccess is what the manager does cluster-wide: check the callers of
-// its metrics endpoint.
-var metricsAccess = []access{
+// clusterAccess is what the manager does cluster-wide: check the callers of
+// its metrics endpoint, and read the cluster's TLS security profile, which
+// lives in a cluster-scoped object.
+var clusterAccess = []access{
 	{verb: "create", group: "authentication.k8s.io", resource: "tokenreviews"},
 	{verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews"},
+	{verb: "get", group: "config.openshift.io", resource: "apiservers"},
+	{verb: "watch", group: "config.openshift.io", resource: "apiservers"},
 }
+
+// clusterRule is each rule the manager may hold cluster-wide: the metrics
+// reviews, and the read of the APIServer object.
+var clusterRule = Or(
+	And(HaveField("Verbs", Equal([]string{"create"})),
+		HaveField("Resources", HaveEach(BeElementOf("tokenreviews", "subjectaccessreviews")))),
+	And(HaveField("APIGroups", Equal([]string{"config.openshift.io"})),
+		HaveField("Resources", Equal([]string{"apiservers"})),
+		HaveField("Verbs", Equal([]string{"get", "list", "watch"}))))
 
 // serviceAccount is the manager's ServiceAccount in the install's namespace.
 type serviceAccount struct{ namespace, name string }

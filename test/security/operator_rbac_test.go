@@ -91,6 +91,7 @@ var _ = Describe("The generated RBAC", func() {
 		// Controls: what the operator does do is allowed.
 		Entry("patch deployments: allowed", "patch", "apps", "deployments", true),
 		Entry("create tokenreviews: allowed", "create", "authentication.k8s.io", "tokenreviews", true),
+		Entry("watch the cluster's APIServer (its TLS profile): allowed", "watch", "config.openshift.io", "apiservers", true),
 		Entry("get secrets: denied", "get", "", "secrets", false),
 		Entry("list secrets: denied", "list", "", "secrets", false),
 		Entry("watch secrets: denied", "watch", "", "secrets", false),
