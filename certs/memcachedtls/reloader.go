@@ -44,8 +44,11 @@ func (r *reloader) run(ctx context.Context) {
 // sync sends refresh_certs when the files differ from what memcached last
 // accepted and pass the check. Whatever fails is tried again at the next
 // tick: memcached reads the certificate and the key one after the other,
-// so a refresh that races kubelet's swap of the volume can fail, and it
-// keeps serving what it had until a refresh succeeds. Files that change
+// so a refresh that races kubelet's swap of the volume can fail, leaving
+// memcached with a certificate and a key that do not match, which fails
+// every new handshake until the next tick's refresh loads a matching pair
+// (one interval at most; the window is the microseconds between memcached's
+// two reads). Files that change
 // between this reading and memcached's are caught the same way: the next
 // reading differs from what was accepted, and memcached loads them again.
 func (r *reloader) sync(ctx context.Context) {
