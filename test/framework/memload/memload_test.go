@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
+
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
@@ -104,12 +106,9 @@ func TestRunFailsWhenMemcachedGoes(t *testing.T) {
 		done <- err
 	}()
 	// Killed once requests flow, so that it goes mid-run.
-	for deadline := time.Now().Add(10 * time.Second); stats(t, srv.Addr, "cmd_get")[0] == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("no get reached memcached in 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	NewWithT(t).Eventually(func() int64 { return stats(t, srv.Addr, "cmd_get")[0] }).
+		WithTimeout(10*time.Second).WithPolling(10*time.Millisecond).
+		ShouldNot(BeZero(), "a get reached memcached")
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
