@@ -66,6 +66,34 @@ ifeq (,$(GOBIN))
 GOBIN = $(shell go env GOPATH)/bin
 endif
 
+## The local cluster of make run and make local-cluster (test/framework/localcluster)
+LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
+# The local cluster keeps its objects across a stop and a start (in
+# LOCAL_CLUSTER_DIR); LOCAL_CLUSTER_FRESH=true starts it empty.
+LOCAL_CLUSTER_FRESH ?=
+export LOCAL_CLUSTER_FRESH
+# LOCAL_CLUSTER_NODE is the node that runs the local cluster's pods: real
+# (kubelet, containerd, runc: memcached really serves; root on Linux), kwok
+# (fake pods, Ready but running nothing), or auto: real wherever it can run.
+# hack/local-cluster-node.sh chooses, and local-cluster.sh says which and why.
+LOCAL_CLUSTER_NODE ?= auto
+# runc, the CNI plugins (bridge, host-local, loopback), iptables, iproute2,
+# conntrack for kube-proxy, and memcached for the memcached image.
+NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached
+# Only the targets that start a local cluster choose (a prerequisite list is
+# read when make reads the rule, so the choice is made here). make run with
+# a cluster configured starts none, and builds no node for it.
+ifneq ($(filter local-cluster test-e2e,$(MAKECMDGOALS))$(if $(KUBECONFIG)$(wildcard $(HOME)/.kube/config),,$(filter run,$(MAKECMDGOALS))),)
+LOCAL_CLUSTER_NODE_CHOICE := $(shell LOCAL_CLUSTER_NODE="$(LOCAL_CLUSTER_NODE)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster-node.sh $(NODE_PACKAGES))
+ifeq ($(LOCAL_CLUSTER_NODE_CHOICE),)
+$(error hack/local-cluster-node.sh could not choose the local cluster's node)
+endif
+override LOCAL_CLUSTER_NODE := $(firstword $(LOCAL_CLUSTER_NODE_CHOICE))
+export LOCAL_CLUSTER_NODE_REASON := $(wordlist 2,1000,$(LOCAL_CLUSTER_NODE_CHOICE))
+endif
+export LOCAL_CLUSTER_NODE
+LOCAL_CLUSTER_TOOLS = control-plane $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node node-packages)
+
 .PHONY: all
 all: build
 
@@ -111,7 +139,7 @@ test: manifests generate fmt vet control-plane memcached ## Run the unit and int
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
 .PHONY: test-e2e
-test-e2e: manifests generate control-plane kustomize ## The kubectl apply install path on a local cluster, with cert-manager's controllers.
+test-e2e: manifests generate kustomize $(LOCAL_CLUSTER_TOOLS) ## The kubectl apply install path on a local cluster, with cert-manager's controllers, and make run as a new user runs it (on the real node as root).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-faults
@@ -172,7 +200,7 @@ build: manifests generate fmt vet ## Build the manager binary.
 	go build -o bin/manager .
 
 .PHONY: run
-run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (LOCAL_CLUSTER_NODE=real: with a real node).
+run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" hack/run.sh
 
 .PHONY: docker-build
@@ -193,19 +221,8 @@ build-installer: manifests generate kustomize ## Write dist/install.yaml: CRD an
 
 ##@ Local cluster
 
-LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
-# LOCAL_CLUSTER_NODE=real gives make local-cluster and make run a node that
-# runs pods for real (kubelet, containerd, kube-proxy; root only).
-LOCAL_CLUSTER_NODE ?=
-LOCAL_CLUSTER_TOOLS = control-plane $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node node-packages)
-export LOCAL_CLUSTER_NODE
-# The local cluster keeps its objects across a stop and a start (in
-# LOCAL_CLUSTER_DIR); LOCAL_CLUSTER_FRESH=true starts it empty.
-LOCAL_CLUSTER_FRESH ?=
-export LOCAL_CLUSTER_FRESH
-
 .PHONY: local-cluster
-local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig) with the objects it held when stopped; LOCAL_CLUSTER_FRESH=true starts it empty, LOCAL_CLUSTER_NODE=real adds a real node.
+local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig) with the objects it held when stopped; LOCAL_CLUSTER_FRESH=true starts it empty; LOCAL_CLUSTER_NODE as for make run.
 	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh up
 
 .PHONY: local-cluster-down

@@ -4,7 +4,8 @@
 # `make run`. The cluster's files, logs and kubeconfig live in
 # $LOCAL_CLUSTER_DIR (default .local-cluster), where the cluster's objects
 # outlive a stop and start; LOCAL_CLUSTER_FRESH=true starts an empty one.
-# LOCAL_CLUSTER_NODE=real adds the real node (root only).
+# LOCAL_CLUSTER_NODE=real adds the real node (root only); the Makefile
+# chooses it (hack/local-cluster-node.sh) and this script says which and why.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,15 +16,33 @@ kubeconfig=$dir/kubeconfig
 
 running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
+# One line: which node runs the pods, and why (LOCAL_CLUSTER_NODE_REASON
+# comes from hack/local-cluster-node.sh through make).
+say_node() {
+  local node=${LOCAL_CLUSTER_NODE:-kwok} why=${LOCAL_CLUSTER_NODE_REASON:-LOCAL_CLUSTER_NODE is not real}
+  [[ ! -s $dir/node ]] || ! running || node=$(cat "$dir/node")
+  if [[ $node == real ]]; then
+    echo "node: real (kubelet, containerd, runc), so memcached pods really serve: $why"
+  else
+    echo "node: kwok's fake node, so pods are Ready but run nothing: $why"
+  fi
+}
+
 up() {
   if running; then
     echo "local cluster already running (pid $(cat "$pidfile"))"
+    say_node
   else
     mkdir -p "$dir"
     rm -f "$kubeconfig" "$pidfile"
     go build -o "$root/bin/local-cluster" "$root/hack/local-cluster"
     args=(--dir "$dir" --bin-dir "$bin_dir")
-    [[ ${LOCAL_CLUSTER_NODE:-} != real ]] || args+=(--real-node)
+    if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
+      args+=(--real-node)
+      echo real >"$dir/node"
+    else
+      echo kwok >"$dir/node"
+    fi
     [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || args+=(--fresh)
     # A session of its own: a Ctrl-C of make run (or of the terminal that
     # ran make local-cluster) must not reach the cluster, which outlives them.
@@ -43,6 +62,7 @@ up() {
     done
     [[ -s $kubeconfig ]] || { echo "local cluster did not come up within 120s; see $dir/local-cluster.log" >&2; exit 1; }
     echo "local cluster running (pid $(cat "$pidfile"))"
+    say_node
     say_restored
   fi
   echo "export KUBECONFIG=$kubeconfig"

@@ -85,9 +85,7 @@ KUBE_PROXY ?= $(CONTROL_PLANE_DIR)/kube-proxy
 CONTAINERD ?= $(CONTROL_PLANE_DIR)/containerd
 CONTAINERD_SHIM ?= $(CONTROL_PLANE_DIR)/containerd-shim-runc-v2
 CTR ?= $(CONTROL_PLANE_DIR)/ctr
-# runc, the CNI plugins (bridge, host-local, loopback), iptables, iproute2,
-# conntrack for kube-proxy, and memcached for the memcached image.
-NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached
+# NODE_PACKAGES (the Makefile) lists the Debian packages it needs.
 
 ## OLM (v0) binaries, run out of cluster
 OLM_BIN_DIR ?= $(LOCALBIN)/olm/$(OLM_VERSION)
