@@ -20,13 +20,15 @@ and renewing the webhook certificate:
     Available.
   - The README's first command as a new user runs it, with no cluster
     configured (a fresh HOME, no KUBECONFIG): make run starts
-    the local cluster and the operator and prints the commands for a second
+    the local cluster and the operator, says in one line which node runs the
+    pods and why (the real node as root, where the sample's pods serve; kwok
+    otherwise), and prints the commands for a second
     terminal, which work; a bad Memcached is refused by the webhooks; Ctrl-C
     stops the operator (its webhooks go) but not the cluster, which keeps
     the user's objects until make local-cluster-down, which leaves no
     process behind.
 
-The cluster's pods are kwok's, so the operator runs on the host and the test
+The cert-manager and webhook specs' cluster has kwok's pods, so the operator runs on the host and the test
 stands in for kubelet in two ways (test/node runs the same install with the
 operator as a real pod and no stand-in),
 each said where it happens: it copies the certificate Secret to the files the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
@@ -54,8 +55,10 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		log = filepath.Join(workDir, "make-run.log")
 		home := filepath.Join(workDir, "home")
 		Expect(os.MkdirAll(home, 0o755)).To(Succeed())
+		// A new user has set nothing: make run chooses the node itself
+		// (make test-e2e's own choice is in LOCAL_CLUSTER_NODE*).
 		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "HOME=") {
+			if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "LOCAL_CLUSTER_NODE") {
 				env = append(env, kv)
 			}
 		}
@@ -77,6 +80,45 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(run.WaitFor(ctx, "the operator's /readyz", process.HTTPOK("http://127.0.0.1:8081/readyz"))).To(Succeed())
 	}, NodeTimeout(10*time.Minute))
 
+	It("says in one line which node runs the pods and why: the real node as root, where memcached serves", func(ctx SpecContext) {
+		out := operatorLog()
+		if os.Geteuid() != 0 {
+			Expect(out).To(ContainSubstring("\nnode: kwok's fake node, so pods are Ready but run nothing: not root: " +
+				"the real node's kubelet and containerd need root (run make as root for memcached pods that serve)\n"))
+			return
+		}
+		const line = "node: real (kubelet, containerd, runc), so memcached pods really serve: " +
+			"running as root on Linux (LOCAL_CLUSTER_NODE=kwok gives fake pods instead)\n"
+		Expect(out).To(ContainSubstring("\n" + line))
+		readme, err := os.ReadFile(filepath.Join(repo.Root(), "README.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(readme)).To(ContainSubstring("\n"+line), "the README shows the line make run prints")
+		Expect(strings.Count(out, "\nnode: ")).To(Equal(1), out)
+		Expect(kubectl(ctx, nil, "get", "nodes", "-o", "name")).To(Equal("node/" + localcluster.RealNodeName + "\n"))
+	})
+
+	It("chooses kwok, saying why, for a user who is not root and while another cluster's real node runs", func(ctx SpecContext) {
+		choose := func(args ...string) string {
+			cmd := exec.CommandContext(ctx, args[0], append(args[1:], "runc")...)
+			cmd.Env = append(env, "LOCAL_CLUSTER_DIR="+filepath.Join(workDir, "another-cluster"))
+			out, err := cmd.Output()
+			Expect(err).NotTo(HaveOccurred(), "%s", out)
+			return string(out)
+		}
+		script := filepath.Join(repo.Root(), "hack", "local-cluster-node.sh")
+		notRoot := []string{script}
+		if os.Geteuid() == 0 {
+			notRoot = []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", script}
+		}
+		Expect(choose(notRoot...)).To(Equal(
+			"kwok not root: the real node's kubelet and containerd need root (run make as root for memcached pods that serve)\n"))
+		if os.Geteuid() != 0 {
+			return // no real node runs: the one of make run needs root
+		}
+		Expect(choose(script)).To(MatchRegexp(`^kwok another local cluster's real node runs on this machine \(pid \d+ dir ` +
+			regexp.QuoteMeta(dir) + `\); there is one per machine\n$`))
+	})
+
 	It("prints the commands for a second terminal once, and they work", func(ctx SpecContext) {
 		out := operatorLog()
 		Expect(strings.Count(out, "export KUBECONFIG=")).To(Equal(1), out)
@@ -89,6 +131,17 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Eventually(func() (string, error) {
 			return kubectl(ctx, nil, "get", "mc", "memcached-sample", "-o", "jsonpath={.status.readyReplicas}")
 		}).WithContext(ctx).WithTimeout(time.Minute).Should(Equal("3"))
+		if os.Geteuid() != 0 {
+			return
+		}
+		// On the real node the pods are memcached: each stores and returns
+		// an item (pod IPs are on this machine's bridge).
+		ips, err := kubectl(ctx, nil, "get", "pods", "-l", "app.kubernetes.io/instance=memcached-sample", "-o", "jsonpath={.items[*].status.podIP}")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Fields(ips)).To(HaveLen(3))
+		for _, ip := range strings.Fields(ips) {
+			Expect(memcache.RoundTrip(ctx, net.JoinHostPort(ip, "11211"), "make-run", []byte(ip))).To(Succeed(), "pod %s", ip)
+		}
 	}, SpecTimeout(2*time.Minute))
 
 	It("runs the README's kubectl commands as printed, with the output it shows", func(ctx SpecContext) {
@@ -259,6 +312,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(syscall.Kill(launcher, 0)).To(MatchError(syscall.ESRCH), "the launcher is gone")
 		Expect(localcluster.Leftovers(dir)).To(BeEmpty(), "no process or mount of the cluster is left")
+		Expect(localcluster.NodeLeftovers(dir)).To(BeEmpty(), "nothing of a real node is left")
 	}, SpecTimeout(3*time.Minute))
 
 	It("starts the cluster again with the user's objects, saying so, or empty with LOCAL_CLUSTER_FRESH=true", func(ctx SpecContext) {

@@ -2,6 +2,7 @@ package memcache
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -120,4 +121,25 @@ func (c *Client) Get(key string) ([]byte, error) {
 		return nil, fmt.Errorf("memcache: get %s: no END after the value (%q, %v)", key, end, err)
 	}
 	return data[:n], nil
+}
+
+// RoundTrip connects to addr, stores value under key, reads it back and
+// fails unless memcached returned exactly what was stored.
+func RoundTrip(ctx context.Context, addr, key string, value []byte) error {
+	c, err := Dial(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Close() }()
+	if err := c.Set(key, value); err != nil {
+		return err
+	}
+	got, err := c.Get(key)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, value) {
+		return fmt.Errorf("get %s returned %q, not the %q stored", key, got, value)
+	}
+	return nil
 }

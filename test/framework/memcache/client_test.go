@@ -68,3 +68,20 @@ func TestClient(t *testing.T) {
 		t.Fatalf("Set refused by the server = %v", err)
 	}
 }
+
+func TestRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name, get, wantErr string
+	}{
+		{"the value stored", "VALUE k 0 5\r\nhello\r\nEND\r\n", ""},
+		{"another value", "VALUE k 0 5\r\nhellO\r\nEND\r\n", `get k returned "hellO", not the "hello" stored`},
+		{"nothing", "END\r\n", "memcache: not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := RoundTrip(context.Background(), fakeServer(t, "STORED\r\n", tc.get), "k", []byte("hello"))
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
+				t.Fatalf("RoundTrip = %v, want error %q", err, tc.wantErr)
+			}
+		})
+	}
+}
