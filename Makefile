@@ -78,8 +78,9 @@ export LOCAL_CLUSTER_FRESH
 # hack/local-cluster-node.sh chooses, and local-cluster.sh says which and why.
 LOCAL_CLUSTER_NODE ?= auto
 # runc, the CNI plugins (bridge, host-local, loopback), iptables, iproute2,
-# conntrack for kube-proxy, and memcached for the memcached image.
-NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached
+# conntrack for kube-proxy, memcached for the memcached image and
+# busybox-static for the client image (nslookup, nc) the node imports.
+NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached busybox-static
 # Only the targets that start a local cluster choose (a prerequisite list is
 # read when make reads the rule, so the choice is made here). make run with
 # a cluster configured starts none, and builds no node for it.

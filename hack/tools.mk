@@ -48,8 +48,9 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GINKGO_VERSION ?= v2.34.0
 # The main Makefile sets OPERATOR_SDK_VERSION too; this is only a fallback.
 # The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
-# OPM_VERSION, OLM_VERSION, K8S_VERSION or ETCD_VERSION needs the matching
-# hack/tools/<tool>/go.mod too (the build stops with a message otherwise).
+# OPM_VERSION, OLM_VERSION, K8S_VERSION, ETCD_VERSION, CONTAINERD_VERSION or
+# COREDNS_VERSION needs the matching hack/tools/<tool>/go.mod too (the build
+# stops with a message otherwise).
 OPERATOR_SDK_VERSION ?= v1.31.0
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.38.0
@@ -77,14 +78,17 @@ KWOK_STAGES ?= $(CONTROL_PLANE_DIR)/kwok-stages.yaml
 
 ## The real node (make test-node, LOCAL_CLUSTER_NODE=real): kubelet and
 ## kube-proxy from hack/tools/kubernetes, containerd, its runc shim and ctr
-## from hack/tools/containerd, next to the control plane; the rest from
-## Debian (make node-packages).
+## from hack/tools/containerd, the cluster's DNS server from
+## hack/tools/coredns, next to the control plane; the rest from Debian
+## (make node-packages).
 CONTAINERD_VERSION ?= v2.2.9
+COREDNS_VERSION ?= v1.15.0
 KUBELET ?= $(CONTROL_PLANE_DIR)/kubelet
 KUBE_PROXY ?= $(CONTROL_PLANE_DIR)/kube-proxy
 CONTAINERD ?= $(CONTROL_PLANE_DIR)/containerd
 CONTAINERD_SHIM ?= $(CONTROL_PLANE_DIR)/containerd-shim-runc-v2
 CTR ?= $(CONTROL_PLANE_DIR)/ctr
+COREDNS ?= $(CONTROL_PLANE_DIR)/coredns
 # NODE_PACKAGES (the Makefile) lists the Debian packages it needs.
 
 ## OLM (v0) binaries, run out of cluster
@@ -235,7 +239,7 @@ $(KWOK_STAGES): | $(CONTROL_PLANE_DIR)
 	mv "$@.tmp" "$@"
 
 .PHONY: node
-node: control-plane $(KUBELET) $(KUBE_PROXY) $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) ## Build the real node's kubelet, kube-proxy and containerd into CONTROL_PLANE_DIR if necessary.
+node: control-plane $(KUBELET) $(KUBE_PROXY) $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) $(COREDNS) ## Build the real node's kubelet, kube-proxy, containerd and CoreDNS into CONTROL_PLANE_DIR if necessary.
 
 # One `go build` for whichever of the two are missing; they share most of
 # their packages with the control plane, so this is mostly a link (~1.5 min).
@@ -261,6 +265,18 @@ $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
 		-ldflags "-s -w -X $(CONTAINERD_MODULE)/version.Version=$(CONTAINERD_VERSION)" -o "$(abspath $(CONTROL_PLANE_DIR))/" \
 		$(CONTAINERD_MODULE)/cmd/containerd $(CONTAINERD_MODULE)/cmd/containerd-shim-runc-v2 $(CONTAINERD_MODULE)/cmd/ctr
 
+# CoreDNS, the cluster's DNS server on the real node: the command in
+# hack/tools/coredns, CoreDNS's own main with only the plugins the local
+# cluster's Corefile uses, rebuilt when its -version is not the pinned one.
+# A change of its plugins alone needs the binary removed first.
+COREDNS_MODULE := github.com/coredns/coredns
+$(COREDNS): .tools-check | $(CONTROL_PLANE_DIR)
+	@set -e; if [ -x "$@" ] && "$@" -version 2>/dev/null | grep -qx "CoreDNS-$(COREDNS_VERSION:v%=%)"; then exit 0; fi; \
+	cd "$(TOOLS_MODULES_DIR)/coredns"; \
+	$(call check-wrapper-version,$(COREDNS_MODULE),$(COREDNS_VERSION)); \
+	echo "Building coredns $(COREDNS_VERSION) into $(CONTROL_PLANE_DIR)"; \
+	CGO_ENABLED=0 $(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" .
+
 # make test runs memcached itself (controllers/operand proves the command
 # line the operator builds): Debian's package, as on the real node.
 .PHONY: memcached
@@ -268,7 +284,7 @@ memcached: ## Install Debian's memcached if missing (make test runs it); needs r
 	hack/node-packages.sh memcached
 
 .PHONY: node-packages
-node-packages: ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached) if missing; needs root.
+node-packages: ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached, busybox-static) if missing; needs root.
 	hack/node-packages.sh $(NODE_PACKAGES)
 
 .PHONY: .tools-check
