@@ -8,6 +8,8 @@
 //   - Memcached: memcached from Debian's package (the binary and the
 //     libraries it links), running as memcache, UID 11211, as the official
 //     image does.
+//   - Busybox: Debian's static busybox (sh, nslookup, nc, ...), run as
+//     nobody, the client image every real node comes with.
 //   - Operator: the manager built static from this tree, with the user,
 //     entrypoint, working directory, ports and labels of the Dockerfile's
 //     final stage, read from the Dockerfile itself.
