@@ -43,9 +43,10 @@ type Cluster struct {
 	// machine's node lock while the cluster runs.
 	nodePorts nodePorts
 	node      *node
-	// sandboxImage is the pause image archive the launcher built.
-	sandboxImage string
-	cs           kubernetes.Interface
+	// nodeImages are the archives of the images every real node has: the
+	// pause image and the client image (images.BusyboxTag).
+	nodeImages []string
+	cs         kubernetes.Interface
 	// health is an HTTPS client trusting the cluster CA and presenting the
 	// admin certificate, for the readiness endpoints.
 	health  *http.Client
@@ -164,12 +165,12 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		}
 	}
 
-	ps, err := addr.FreePorts(9)
+	ps, err := addr.FreePorts(10)
 	if err != nil {
 		return fmt.Errorf("picking ports: %w", err)
 	}
 	c.ports = ports{etcdClient: ps[0], etcdPeer: ps[1], apiServer: ps[2], controllerManager: ps[3], scheduler: ps[4]}
-	c.nodePorts = nodePorts{kubelet: ps[5], kubeletHealthz: ps[6], kubeProxyHealthz: ps[7], kubeProxyMetrics: ps[8]}
+	c.nodePorts = nodePorts{kubelet: ps[5], kubeletHealthz: ps[6], kubeProxyHealthz: ps[7], kubeProxyMetrics: ps[8], coreDNSReady: ps[9]}
 
 	if c.pki, err = newPKI(l.pki()); err != nil {
 		return err
@@ -180,7 +181,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		}
 	}
 	server := c.serverURL()
-	for _, comp := range []Component{ControllerManager, Scheduler, Kwok, Kubelet, KubeProxy} {
+	for _, comp := range []Component{ControllerManager, Scheduler, Kwok, CoreDNS, Kubelet, KubeProxy} {
 		if err := writeKubeconfig(l.componentKubeconfig(comp), server, c.pki.ca.CertPEM, certificateUser(c.pki.clients[string(comp)])); err != nil {
 			return err
 		}
@@ -203,6 +204,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		ControllerManager: controllerManagerArgs(l, c.ports, c.pki),
 		Scheduler:         schedulerArgs(l, c.ports, c.pki),
 		Kwok:              kwokArgs(l, c.opts.StagesFile),
+		CoreDNS:           coreDNSArgs(l),
 		Containerd:        containerdArgs(l),
 		Kubelet:           kubeletArgs(l),
 		KubeProxy:         kubeProxyArgs(l),
@@ -273,11 +275,13 @@ func (c *Cluster) startLocked(ctx context.Context, comp Component) error {
 		return p.WaitFor(ctx, "ready nodes", func(ctx context.Context) error {
 			return nodesReady(ctx, c.cs, c.opts.Nodes)
 		})
+	case CoreDNS:
+		return p.WaitFor(ctx, "readiness (synced with the API server)", c.httpOK(loopbackURL("http", c.nodePorts.coreDNSReady)+"/ready"))
 	case Containerd:
 		if err := p.WaitFor(ctx, "its CRI service", c.criReady); err != nil {
 			return err
 		}
-		return c.importImages(ctx, c.sandboxImage)
+		return c.importImages(ctx, c.nodeImages...)
 	case Kubelet:
 		return p.WaitFor(ctx, "node "+RealNodeName+" Ready", func(ctx context.Context) error {
 			return realNodeReady(ctx, c.cs)

@@ -22,12 +22,14 @@ Every process listens on 127.0.0.1 only, on ports picked at start, and logs to
 
 With Options.RealNode the cluster also has a node that runs pods for real:
 containerd with runc and the CNI bridge plugin, kubelet and kube-proxy, on
-a bridge the launcher creates (localcluster0, 10.88.0.1/16).
+a bridge the launcher creates (localcluster0, 10.88.0.1/16), and CoreDNS
+serving cluster.local on the bridge address, kubelet's clusterDNS.
 The API server then listens on the bridge address, so that pods reach it
 through the kubernetes Service, and the fake nodes get a taint, so that pods
 run for real unless they tolerate kwok. Nothing is pulled: containerd's
-registries are a push-only loopback host, and ImportImages loads images
-built by package images. Stop removes the pods and everything the node put
+registries are a push-only loopback host; the node imports the sandbox image
+and a busybox client image (images.BusyboxTag) itself, and ImportImages
+loads others built by package images. Stop removes the pods and everything the node put
 on the machine; NodeLeftovers lists what a node left, and
 RemoveNodeLeftovers cleans up after a launcher that was killed.
 

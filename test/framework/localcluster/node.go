@@ -47,6 +47,8 @@ func nodeHostTools() map[string]string {
 		"/usr/sbin/iptables":                   "iptables",
 		"/usr/sbin/ip":                         "iproute2",
 		"/usr/sbin/conntrack":                  "conntrack",
+		// The client image's (images.Busybox).
+		"/bin/busybox": "busybox-static",
 	}
 }
 
@@ -136,7 +138,8 @@ func (n *node) release() error {
 }
 
 // prepareNode writes the real node's configuration files and builds the
-// sandbox image, which containerd imports once it is up.
+// sandbox image and the client image, which containerd imports once it is
+// up.
 func (c *Cluster) prepareNode(ctx context.Context) error {
 	l := c.layout
 	for _, d := range []string{l.containerdRoot(), l.containerdState(), filepath.Join(l.registryHosts(), "_default"),
@@ -164,15 +167,17 @@ func (c *Cluster) prepareNode(ctx context.Context) error {
 		l.kubeletConfig():   kubelet,
 		l.kubeProxyConfig(): proxy,
 		l.resolvConf():      resolvConf,
+		l.corefile():        corefile(l, c.nodePorts.coreDNSReady),
 	} {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			return err
 		}
 	}
 	// containerd finds its shim next to itself through PATH, and runc
-	// where Debian puts it; its unpack mounts go to TMPDIR.
+	// where Debian puts it; its unpack mounts go to TMPDIR. No proxy
+	// variable: the node's clients talk to the API server directly.
 	env := []string{"PATH=" + c.opts.BinDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TMPDIR=" + l.nodeTmp(), "HOME=" + l.node()}
-	for _, comp := range []Component{Containerd, Kubelet, KubeProxy} {
+	for _, comp := range []Component{CoreDNS, Containerd, Kubelet, KubeProxy} {
 		s := c.specs[comp]
 		s.Env = env
 		c.specs[comp] = s
@@ -181,7 +186,11 @@ func (c *Cluster) prepareNode(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building the sandbox image: %w", err)
 	}
-	c.sandboxImage = pause.Archive
+	busybox, err := images.Busybox(l.images(), images.BusyboxTag)
+	if err != nil {
+		return fmt.Errorf("building the client image: %w", err)
+	}
+	c.nodeImages = []string{pause.Archive, busybox.Archive}
 	return nil
 }
 

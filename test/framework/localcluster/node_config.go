@@ -117,7 +117,7 @@ func cniConfig(l layout) (string, error) {
 
 // nodePorts are the real node's listening ports.
 type nodePorts struct {
-	kubelet, kubeletHealthz, kubeProxyHealthz, kubeProxyMetrics int
+	kubelet, kubeletHealthz, kubeProxyHealthz, kubeProxyMetrics, coreDNSReady int
 }
 
 // kubeletConfig is the kubelet's configuration: serving on the bridge
@@ -125,8 +125,8 @@ type nodePorts struct {
 // cluster CA's certificate, authenticating the API server by client
 // certificate and everyone else by token review, cgroup v1 allowed with the
 // cgroupfs driver containerd uses, and nothing that would evict pods or
-// collect images on a busy test machine. Pods resolve names with a
-// resolv.conf naming their own loopback: no DNS query leaves the pod.
+// collect images on a busy test machine. Pods resolve names through the
+// cluster's CoreDNS (clusterDNS); see resolvConf for the host's resolver.
 func kubeletConfig(l layout, p nodePorts, k *pki) (string, error) {
 	c := kubeletconfigv1beta1.KubeletConfiguration{
 		TypeMeta:                    metav1.TypeMeta{APIVersion: "kubelet.config.k8s.io/v1beta1", Kind: "KubeletConfiguration"},
@@ -148,7 +148,8 @@ func kubeletConfig(l layout, p nodePorts, k *pki) (string, error) {
 		ImageGCHighThresholdPercent: ptr.To(int32(100)),
 		ImageGCLowThresholdPercent:  ptr.To(int32(99)),
 		ResolverConfig:              ptr.To(l.resolvConf()),
-		ClusterDomain:               "cluster.local",
+		ClusterDNS:                  []string{ClusterDNSIP},
+		ClusterDomain:               ClusterDomain,
 		MakeIPTablesUtilChains:      ptr.To(false),
 		SerializeImagePulls:         ptr.To(true),
 		MaxPods:                     110,
@@ -197,6 +198,9 @@ func kubeProxyConfig(l layout, p nodePorts) (string, error) {
 	return string(b), err
 }
 
-// resolvConf sends a pod's DNS queries to its own loopback, where nothing
-// answers: the cluster has no DNS, and the host's resolver is off limits.
+// resolvConf stands for the host's resolver, which is off limits: kubelet
+// gives it to pods with dnsPolicy Default (and adds its search domains,
+// none, to everyone else's), so their queries go to their own loopback,
+// where nothing answers. Pods with the default policy, ClusterFirst, ask
+// CoreDNS.
 const resolvConf = "nameserver 127.0.0.1\noptions ndots:1\n"

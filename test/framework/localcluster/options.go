@@ -26,11 +26,12 @@ const (
 )
 
 // components lists the cluster's components in start order: the control
-// plane and kwok, then the real node's when there is one.
+// plane and kwok, then the real node's when there is one, CoreDNS first so
+// that the node's first pod can resolve names.
 func (o Options) components() []Component {
 	c := []Component{Etcd, APIServer, ControllerManager, Scheduler, Kwok}
 	if o.RealNode {
-		c = append(c, Containerd, Kubelet, KubeProxy)
+		c = append(c, CoreDNS, Containerd, Kubelet, KubeProxy)
 	}
 	return c
 }
@@ -74,8 +75,8 @@ type Options struct {
 	Nodes int
 
 	// RealNode adds a node that runs pods for real: kubelet, containerd with
-	// runc and the CNI bridge plugin, and kube-proxy giving Services their
-	// ClusterIPs. Pods without a toleration for the fake nodes' taint run
+	// runc and the CNI bridge plugin, kube-proxy giving Services their
+	// ClusterIPs, and CoreDNS answering pods' queries for cluster.local. Pods without a toleration for the fake nodes' taint run
 	// there. It needs root, and the machine holds one real node at a time.
 	// The API server then listens on the pod network's gateway address, so
 	// that pods reach it through the kubernetes Service.

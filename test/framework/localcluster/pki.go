@@ -88,6 +88,7 @@ func clientUsers() map[string]string {
 		string(Kwok):              "kwok",
 		string(Kubelet):           "system:node:" + RealNodeName,
 		string(KubeProxy):         "system:kube-proxy",
+		string(CoreDNS):           "coredns",
 	}
 }
 
