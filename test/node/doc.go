@@ -26,6 +26,14 @@ serves, and that the operator image runs as a pod.
     the API server calls its webhooks through their Service and refuses a
     bad Memcached; a good one becomes serving memcached pods; /metrics
     answers a bound ServiceAccount token and refuses an anonymous caller.
+  - The cluster's DNS, on the README's path (the sample applied with
+    kubectl, the operator on the host): a pod's resolv.conf names CoreDNS
+    and the cluster's search path; the sample's headless Service name
+    answers with its three pods' addresses and each pod's own name with its
+    address; the README's client command, busybox's nc in a pod, stores and
+    reads an item through the name status.endpoint gives; a name outside
+    cluster.local is refused, not forwarded; no pod gets a
+    MissingClusterDNS event.
   - `make local-cluster LOCAL_CLUSTER_NODE=real` runs
     a pod for real, and `make local-cluster-down` leaves no process, mount,
     network interface or iptables rule behind; so does the suite's own
