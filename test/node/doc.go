@@ -19,6 +19,13 @@ serves, and that the operator image runs as a pod.
     set to a second tag rolls every Memcached once onto it; a Memcached
     with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
     which one at the defaults refuses.
+  - Faults of the node under a Memcached of size 3: containerd and the
+    kubelet each stopped and started, and killed and started, while every
+    pod keeps answering on connections opened before, with its items, no
+    pod replaced or restarted and the status Available throughout;
+    `kubectl drain` evicts one pod, the PDB refuses the next while its
+    replacement cannot be scheduled, and after the uncordon the Memcached
+    is Available again.
   - `kustomize build config/default | kubectl
     apply` with cert-manager's controllers in the test process and the
     operator image built from this tree: the manager pod is Ready on the
