@@ -79,6 +79,14 @@ var _ = Describe("faults of the real node", Ordered, func() {
 		w := c.watchFault(ctx, cache, pods)
 
 		By(name)
+		up := false
+		DeferCleanup(func(ctx SpecContext) {
+			// A spec that failed with comp down leaves the node as it
+			// found it, for the specs after it.
+			if !up {
+				Expect(c.StartComponent(ctx, comp)).To(Succeed())
+			}
+		})
 		start := time.Now()
 		Expect(down(comp)).To(Succeed())
 		answers := 3
@@ -98,6 +106,7 @@ var _ = Describe("faults of the real node", Ordered, func() {
 		downFor := time.Since(start)
 		started = time.Now()
 		Expect(c.StartComponent(ctx, comp)).To(Succeed())
+		up = true
 		restarted := time.Since(start)
 
 		// What the kubelet makes of the pods after the outage shows once it
