@@ -26,7 +26,7 @@ type cpuCgroup struct {
 // readCPUCgroup reads the CPU controller of pid's cgroup, v1 (the
 // cpu,cpuacct hierarchy) or v2.
 func readCPUCgroup(pid int) (cpuCgroup, error) {
-	dir, v2, err := cpuCgroupDir(pid)
+	dir, v2, err := cgroupDir(pid, "cpu")
 	if err != nil {
 		return cpuCgroup{}, err
 	}
@@ -71,9 +71,9 @@ func readCPUCgroup(pid int) (cpuCgroup, error) {
 	return c, nil
 }
 
-// cpuCgroupDir is the directory of pid's cgroup in the CPU controller's
-// hierarchy, and whether it is cgroup v2's.
-func cpuCgroupDir(pid int) (string, bool, error) {
+// cgroupDir is the directory of pid's cgroup in the hierarchy of
+// controller ("cpu", "memory"), and whether it is cgroup v2's.
+func cgroupDir(pid int, controller string) (string, bool, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	if err != nil {
 		return "", false, err
@@ -86,7 +86,7 @@ func cpuCgroupDir(pid int) (string, bool, error) {
 		if len(f) != 3 {
 			continue
 		}
-		if slices.Contains(strings.Split(f[1], ","), "cpu") {
+		if slices.Contains(strings.Split(f[1], ","), controller) {
 			return filepath.Join("/sys/fs/cgroup", f[1], f[2]), false, nil
 		}
 		if f[0] == "0" && f[1] == "" {
@@ -96,7 +96,7 @@ func cpuCgroupDir(pid int) (string, bool, error) {
 	if unified != "" {
 		return filepath.Join("/sys/fs/cgroup", unified), true, nil
 	}
-	return "", false, fmt.Errorf("process %d: no CPU cgroup in /proc/%d/cgroup", pid, pid)
+	return "", false, fmt.Errorf("process %d: no %s cgroup in /proc/%d/cgroup", pid, controller, pid)
 }
 
 // hostCgroupName is the CPU cgroup the host's memcached is moved to, beside
@@ -112,7 +112,7 @@ const hostCgroupName = "memcached-bench-host"
 // favours the host, which a node running only pods does not. It returns a
 // function that removes the cgroup once the process has exited.
 func weighLikePods(hostPID, podPID int) (func() error, error) {
-	podDir, v2, err := cpuCgroupDir(podPID)
+	podDir, v2, err := cgroupDir(podPID, "cpu")
 	if err != nil {
 		return nil, err
 	}

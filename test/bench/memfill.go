@@ -1,0 +1,441 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// fillOptions are the memory scenario's load on one memcached: fill it
+// with small items until it evicts, then with items near its largest, over
+// as many connections as it accepts, every one of them busy at once.
+type fillOptions struct {
+	// addr is memcached's host:port; tls, when set, how to speak TLS to it.
+	addr string
+	tls  *tls.Config
+	// connections is how many connections to hold open at most: memcached's
+	// maxconns. memcached refuses the last few (it keeps file descriptors
+	// in reserve), so fill holds as many as it accepts.
+	connections int
+	// writers is how many of them send the small items, pipelined: two per
+	// memcached thread (memcached hands connections to its threads in
+	// turn), so that every thread is busy.
+	writers int
+	// smallValue is the small items' size; batch how many sets a writer
+	// sends before it waits for memcached to catch up (see tlsFillBatch).
+	smallValue, batch int
+	// turnover ends the small phase once memcached has evicted this share of
+	// the items it holds.
+	turnover float64
+	// largeValue is the large items' size, largeFill how much of memcached's
+	// memory they write, as a multiple of it: every connection sets and
+	// gets large items, all at once, until that much was written.
+	largeValue int
+	largeFill  float64
+}
+
+// fillResult is what fill did and what memcached answered.
+type fillResult struct {
+	// Connections were held open at once (with the stats connection);
+	// Refused says memcached refused the next one (its
+	// rejected_connections rose),
+	// as it does below maxconns to keep file descriptors in reserve.
+	Connections int  `json:"connections"`
+	Refused     bool `json:"refused"`
+	// SmallSets counts the small items sent, SmallOutOfMemory those
+	// memcached refused for want of memory; EvictionsAfterSmall memcached's
+	// evictions at the end of that phase, SmallSeconds its length.
+	SmallSets           int64   `json:"smallSets"`
+	SmallOutOfMemory    int64   `json:"smallOutOfMemory"`
+	SmallSeconds        float64 `json:"smallSeconds"`
+	EvictionsAfterSmall int64   `json:"evictionsAfterSmall"`
+	// LargeRounds is how many large items each connection set, then read
+	// back; LargeStored those memcached stored, LargeOutOfMemory those it
+	// refused for want of memory it could free (every item of a slab class
+	// in flight on other connections); LargeHits the gets that found their
+	// item still there.
+	LargeRounds      int     `json:"largeRounds"`
+	LargeSets        int64   `json:"largeSets"`
+	LargeStored      int64   `json:"largeStored"`
+	LargeOutOfMemory int64   `json:"largeOutOfMemory"`
+	LargeHits        int64   `json:"largeHits"`
+	LargeSeconds     float64 `json:"largeSeconds"`
+}
+
+// fillConn is one connection to memcached, speaking its meta commands.
+type fillConn struct {
+	c net.Conn
+	r *bufio.Reader
+	w *bufio.Writer
+}
+
+// opTimeout bounds one exchange: a thousand connections sending a MiB each
+// at once on a loaded two-core machine take seconds, not a minute.
+const opTimeout = time.Minute
+
+func dialFill(ctx context.Context, o fillOptions) (*fillConn, error) {
+	d := &net.Dialer{Timeout: 30 * time.Second}
+	var c net.Conn
+	var err error
+	if o.tls != nil {
+		c, err = (&tls.Dialer{NetDialer: d, Config: o.tls}).DialContext(ctx, "tcp", o.addr)
+	} else {
+		c, err = d.DialContext(ctx, "tcp", o.addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &fillConn{c: c, r: bufio.NewReader(c), w: bufio.NewWriterSize(c, 64<<10)}, nil
+}
+
+func (f *fillConn) close() { _ = f.c.Close() }
+
+func (f *fillConn) line() (string, error) {
+	l, err := f.r.ReadString('\n')
+	return strings.TrimSuffix(l, "\r\n"), err
+}
+
+// noop sends mn and waits for its MN: memcached answers in order, so every
+// request sent before it has been answered.
+func (f *fillConn) noop() (string, error) {
+	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
+		return "", err
+	}
+	if _, err := f.w.WriteString("mn\r\n"); err != nil {
+		return "", err
+	}
+	if err := f.w.Flush(); err != nil {
+		return "", err
+	}
+	return f.line()
+}
+
+func (f *fillConn) stats() (map[string]string, error) {
+	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
+		return nil, err
+	}
+	if _, err := f.w.WriteString("stats\r\n"); err != nil {
+		return nil, err
+	}
+	if err := f.w.Flush(); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for {
+		l, err := f.line()
+		if err != nil {
+			return nil, err
+		}
+		if l == "END" {
+			return out, nil
+		}
+		parts := strings.SplitN(l, " ", 3)
+		if len(parts) != 3 || parts[0] != "STAT" {
+			return nil, fmt.Errorf("stats: %q", l)
+		}
+		out[parts[1]] = parts[2]
+	}
+}
+
+// outOfMemory reports whether l is memcached's answer to a set it has no
+// memory for, when every item it could evict to make room is in use: "out
+// of memory storing object" before it reads the value, "Out of memory
+// during read" when a large item's next chunk cannot be had (memcached then
+// discards the rest of the value, and the connection goes on).
+func outOfMemory(l string) bool {
+	return strings.HasPrefix(strings.ToLower(l), "server_error out of memory")
+}
+
+// setBatch sends n small sets in quiet mode (memcached answers only a
+// failure) and a no-op, and returns how many memcached refused for want of
+// memory.
+func (f *fillConn) setBatch(prefix string, first, n int, value []byte) (oom int64, err error) {
+	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
+		return 0, err
+	}
+	size := strconv.Itoa(len(value))
+	for i := first; i < first+n; i++ {
+		_, _ = f.w.WriteString("ms " + prefix + strconv.Itoa(i) + " " + size + " T0 q\r\n")
+		_, _ = f.w.Write(value)
+		_, _ = f.w.WriteString("\r\n")
+	}
+	_, _ = f.w.WriteString("mn\r\n")
+	if err := f.w.Flush(); err != nil {
+		return 0, err
+	}
+	for {
+		l, err := f.line()
+		switch {
+		case err != nil:
+			return oom, err
+		case l == "MN":
+			return oom, nil
+		case outOfMemory(l):
+			oom++
+		default:
+			return oom, fmt.Errorf("a small set: %q", l)
+		}
+	}
+}
+
+// setLarge stores value under key and reports whether memcached stored it
+// (false: it had no memory to free for it).
+func (f *fillConn) setLarge(key string, value []byte) (bool, error) {
+	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
+		return false, err
+	}
+	_, _ = f.w.WriteString("ms " + key + " " + strconv.Itoa(len(value)) + " T0\r\n")
+	_, _ = f.w.Write(value)
+	_, _ = f.w.WriteString("\r\n")
+	if err := f.w.Flush(); err != nil {
+		return false, err
+	}
+	l, err := f.line()
+	switch {
+	case err != nil:
+		return false, err
+	case l == "HD":
+		return true, nil
+	case outOfMemory(l):
+		return false, nil
+	}
+	return false, fmt.Errorf("set %s: %q", key, l)
+}
+
+// get reads key's value, discarding it, and reports whether memcached had
+// it.
+func (f *fillConn) get(key string) (bool, error) {
+	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
+		return false, err
+	}
+	_, _ = f.w.WriteString("mg " + key + " v\r\n")
+	if err := f.w.Flush(); err != nil {
+		return false, err
+	}
+	l, err := f.line()
+	if err != nil {
+		return false, err
+	}
+	if l == "EN" {
+		return false, nil
+	}
+	fields := strings.Fields(l)
+	if len(fields) < 2 || fields[0] != "VA" {
+		return false, fmt.Errorf("get %s: %q", key, l)
+	}
+	n, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return false, fmt.Errorf("get %s: %q", key, l)
+	}
+	if _, err := io.CopyN(io.Discard, f.r, int64(n)+2); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// statInt is a counter of memcached's stats.
+func statInt(stats map[string]string, name string) int64 {
+	n, _ := strconv.ParseInt(stats[name], 10, 64)
+	return n
+}
+
+// filler runs the fill of one memcached: a stats connection and the
+// connections it holds open.
+type filler struct {
+	o     fillOptions
+	ctl   *fillConn
+	conns []*fillConn
+	res   fillResult
+}
+
+// openConnections opens connections until memcached holds o.connections of
+// them (the stats connection among them) or refuses one. Each is proven
+// with a no-op: memcached accepts a connection over its limit, then writes
+// an error on it and closes it.
+func (fl *filler) openConnections(ctx context.Context) error {
+	ctl, err := dialFill(ctx, fl.o)
+	if err != nil {
+		return err
+	}
+	fl.ctl = ctl
+	before, err := ctl.stats()
+	if err != nil {
+		return err
+	}
+	for len(fl.conns)+1 < fl.o.connections {
+		c, err := dialFill(ctx, fl.o)
+		if err == nil {
+			var l string
+			if l, err = c.noop(); err == nil && l != "MN" {
+				err = fmt.Errorf("answered %q to a no-op", l)
+			}
+			if err != nil {
+				c.close()
+			}
+		}
+		if err != nil {
+			refused, rerr := fl.refused(ctx, statInt(before, "rejected_connections"))
+			if rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			if refused {
+				fl.res.Refused = true
+				break
+			}
+			return fmt.Errorf("connection %d: %w", len(fl.conns)+2, err)
+		}
+		fl.conns = append(fl.conns, c)
+	}
+	fl.res.Connections = len(fl.conns) + 1
+	return nil
+}
+
+// refused reports whether memcached counted a refused connection beyond
+// the before it had. It counts it after it wrote its refusal and closed the
+// connection, so the count may lag the client's error a little.
+func (fl *filler) refused(ctx context.Context, before int64) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := poll(ctx, 50*time.Millisecond, func() (bool, error) {
+		stats, err := fl.ctl.stats()
+		return err == nil && statInt(stats, "rejected_connections") > before, err
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// fillSmall has the writers set small items, pipelined, until memcached
+// has evicted o.turnover of what it holds.
+func (fl *filler) fillSmall(ctx context.Context, maxBytes int64) error {
+	start := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	writers := fl.conns[:min(fl.o.writers, len(fl.conns))]
+	value := []byte(strings.Repeat("s", fl.o.smallValue))
+	// A bound in case memcached never evicts: ten times its memory in
+	// values alone.
+	limit := 10 * maxBytes / int64(fl.o.smallValue) / int64(len(writers))
+	var sets, oom atomic.Int64
+	errs := make([]error, len(writers))
+	var wg sync.WaitGroup
+	for i, c := range writers {
+		wg.Go(func() {
+			prefix := "s" + strconv.Itoa(i) + ":"
+			for n := 0; int64(n) < limit && ctx.Err() == nil; n += fl.o.batch {
+				refused, err := c.setBatch(prefix, n, fl.o.batch, value)
+				if err != nil {
+					errs[i] = err
+					cancel()
+					return
+				}
+				sets.Add(int64(fl.o.batch))
+				oom.Add(refused)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	var evictions int64
+	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		stats, err := fl.ctl.stats()
+		if err != nil {
+			return false, err
+		}
+		evictions = statInt(stats, "evictions")
+		select {
+		case <-done:
+			return true, nil
+		default:
+		}
+		return evictions > 0 && float64(evictions) >= fl.o.turnover*float64(statInt(stats, "curr_items")), nil
+	})
+	cancel()
+	<-done
+	fl.res.SmallSets, fl.res.SmallOutOfMemory = sets.Load(), oom.Load()
+	fl.res.SmallSeconds, fl.res.EvictionsAfterSmall = time.Since(start).Seconds(), evictions
+	if werr := errors.Join(errs...); werr != nil {
+		return fmt.Errorf("small items: %w", werr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("small items: %w", err)
+	}
+	if evictions == 0 {
+		return fmt.Errorf("small items: %d sent, and memcached evicted none", sets.Load())
+	}
+	return nil
+}
+
+// fillLarge has every connection set a large item and read it back, all at
+// once, round after round, until o.largeFill times memcached's memory was
+// written.
+func (fl *filler) fillLarge(ctx context.Context, maxBytes int64) error {
+	start := time.Now()
+	conns := append([]*fillConn{fl.ctl}, fl.conns...)
+	perRound := int64(fl.o.largeValue) * int64(len(conns))
+	fl.res.LargeRounds = max(1, int((fl.o.largeFill*float64(maxBytes)+float64(perRound)-1)/float64(perRound)))
+	value := []byte(strings.Repeat("L", fl.o.largeValue))
+	var sets, stored, oom, hits atomic.Int64
+	errs := make([]error, len(conns))
+	begin := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() {
+			<-begin
+			for r := range fl.res.LargeRounds {
+				if ctx.Err() != nil {
+					errs[i] = ctx.Err()
+					return
+				}
+				key := "l" + strconv.Itoa(i) + ":" + strconv.Itoa(r)
+				ok, err := c.setLarge(key, value)
+				sets.Add(1)
+				if err == nil {
+					if ok {
+						stored.Add(1)
+						ok, err = c.get(key)
+						if ok {
+							hits.Add(1)
+						}
+					} else {
+						oom.Add(1)
+					}
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("connection %d: %w", i+1, err)
+					return
+				}
+			}
+		})
+	}
+	close(begin)
+	wg.Wait()
+	fl.res.LargeSets, fl.res.LargeStored, fl.res.LargeOutOfMemory, fl.res.LargeHits = sets.Load(), stored.Load(), oom.Load(), hits.Load()
+	fl.res.LargeSeconds = time.Since(start).Seconds()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("large items: %w", err)
+	}
+	if stored.Load() == 0 {
+		return fmt.Errorf("large items: memcached stored none of %d", sets.Load())
+	}
+	return nil
+}
+
+func (fl *filler) close() {
+	if fl.ctl != nil {
+		fl.ctl.close()
+	}
+	for _, c := range fl.conns {
+		c.close()
+	}
+}
