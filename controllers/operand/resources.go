@@ -20,6 +20,18 @@ const (
 	hashTableShare        = 16
 )
 
+// tlsHeadroomPerConnection is what the limit of a memcached serving TLS
+// keeps beside Resources' own headroom for each connection: memcached keeps
+// an OpenSSL session with its buffers for each open connection, on top of
+// what a plain one costs. make bench-memory fills pods on a real node with
+// every connection open and busy at once (docs/benchmarks.md, "memcached
+// filled to its memory"): a 64Mi Memcached over TLS with maxConnections
+// 4096 was OOM-killed at the plain limit, 176Mi; with 24 KiB more per
+// connection it peaked 2 MiB under its limit, a busy TLS connection costing
+// about 50 KiB where a plain one costs about 20. With this, the limit keeps
+// 64 KiB per TLS connection.
+const tlsHeadroomPerConnection = 48 * kib
+
 // Overhead is the memory memcached needs beside its items when its cache is
 // full: 32Mi with the defaults.
 func Overhead(s Settings) int64 {
@@ -45,11 +57,12 @@ func MinMemoryLimit(s Settings) int64 {
 // the throughput and p99 latency of the same memcached on the host, and
 // with none it does not (make bench-memcached; the figures and the
 // reasoning are in docs/benchmarks.md, "memcached in a pod against
-// memcached on the host"). With the defaults: requests 50m and 96Mi,
-// limit 128Mi.
+// memcached on the host"). Serving TLS, the limit keeps more room for each
+// connection (tlsHeadroomPerConnection). With the defaults: requests 50m
+// and 96Mi, limit 128Mi; serving TLS, limit 176Mi.
 func Resources(s Settings) corev1.ResourceRequirements {
 	request := MinMemoryLimit(s)
-	limit := request + Overhead(s)
+	limit := request + Overhead(s) + tlsHeadroom(s)
 	return corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{
 			corev1.ResourceCPU:    *resource.NewMilliQuantity(50, resource.DecimalSI),
@@ -67,9 +80,29 @@ func Resources(s Settings) corev1.ResourceRequirements {
 // ContainerResources and the defaulting webhook): an operator upgrade
 // restarts no pod. With the defaults: limits 500m and 128Mi.
 func ResourcesWithCPULimit(s Settings) corev1.ResourceRequirements {
-	r := Resources(s)
+	r := ResourcesWithoutTLSHeadroom(s)
 	r.Limits[corev1.ResourceCPU] = *resource.NewMilliQuantity(125*s.Threads, resource.DecimalSI)
 	return r
+}
+
+// ResourcesWithoutTLSHeadroom are Resources as the operator derived them
+// before the limit kept tlsHeadroomPerConnection for TLS: what Memcached
+// serving TLS that were admitted then have stored. They keep them, and their
+// pods with them (the Deployment follows the stored resources), until their
+// settings change; the defaulting webhook should count them as derived, as
+// it does ResourcesWithCPULimit, so that they follow a change of memory.
+func ResourcesWithoutTLSHeadroom(s Settings) corev1.ResourceRequirements {
+	s.TLS = nil
+	return Resources(s)
+}
+
+// tlsHeadroom is the limit's room for the TLS sessions of s's connections,
+// none when s serves no TLS.
+func tlsHeadroom(s Settings) int64 {
+	if s.TLS == nil {
+		return 0
+	}
+	return roundUpMiB(s.MaxConnections * tlsHeadroomPerConnection)
 }
 
 // ContainerResources are the resources of spec's memcached container: the

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 )
 
 const (
@@ -53,9 +54,13 @@ func (s Settings) memory() *resource.Quantity {
 
 // FromSpec reads the settings of spec, taking the default for each field it
 // omits. A memory that is not a whole number of MiB is rounded down, as
-// memcached would; Validate refuses it first.
+// memcached would; Validate refuses it first. TLS is the spec's under the
+// default profile: the derived resources need only know that memcached
+// serves TLS, and the reconciler sets the cluster's profile
+// (TLSFromSpec).
 func FromSpec(spec *cachev1.MemcachedSpec) Settings {
 	s := DefaultSettings()
+	s.TLS = TLSFromSpec(spec, tlsprofile.Profile{})
 	if spec.Memory != nil {
 		s.MemoryMiB = quantityValue(spec.Memory) / mib
 	}
