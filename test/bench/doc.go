@@ -13,13 +13,15 @@ machine's load cannot explain.
 	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
 	go run ./test/bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
+	go run ./test/bench -scenarios memory       # memcached filled to its memory (make bench-memory)
 	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/*.json
 
-The memcached scenario runs memcached for real, on a real node (root); the
-others measure the operator on a cluster of fake nodes. Each kind has a
-results file of its own (docs/bench/memcached.json, docs/bench/results.json)
-and a generated section of docs/benchmarks.md, rewritten by a run that
-includes it, so that either can be published without the other.
+The memcached and memory scenarios run memcached for real, on a real node
+(root); the others measure the operator on a cluster of fake nodes. Each
+has a results file of its own (docs/bench/memcached.json,
+docs/bench/memory.json, docs/bench/results.json) and a generated section of
+docs/benchmarks.md, rewritten by a run that includes it, so that any can be
+published without the others.
 
 # What it runs
 
@@ -52,6 +54,24 @@ First, before the operator is built or any other cluster started:
     p99.9 and max latency (HDR histogram), memcached's CPU
     (/proc/<pid>/stat) and, for a pod, how many CFS periods of its
     container's cgroup were throttled; and the pod's ratios to the host.
+  - memory: on the same node, the operator (built from this tree, on the
+    host, its webhooks in local mode) makes the pods of a Memcached of
+    size 1 for each of -memory-sizes (64Mi, 256Mi, 1Gi), every other
+    field at its default, and of the first size again serving TLS, at
+    each of -memory-tls-conns maxConnections (1024, the default, and
+    4096). Each is filled (memfill.go): as many connections as memcached
+    accepts, up to its maxConnections, are opened and held; two writers
+    per memcached thread pipeline 100-byte items until memcached has
+    evicted -memory-turnover of what it holds; then every connection at
+    once sets an item of maxItemSize less 1 KiB and reads it back, until
+    -memory-large-fill times the memory was written. With every
+    connection still open, the bench reads the memcached container's
+    memory cgroup (the peak since it started, the limit, failcnt, OOM
+    kills, and the TCP buffers, which cgroup v1 counts apart once the
+    bench turns that on), the container's restarts and last termination
+    reason, and memcached's stats. The scenario fails when a memcached
+    was OOM-killed or restarted, or never evicted; the peak within the
+    memory request and 10 % under the limit is a target.
 
 Then, in this order, on one Memcached set in namespace "bench":
 

@@ -33,7 +33,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("bench: %s and %s rewritten from %s and %s\n", o.doc, o.plot, o.out, o.memcachedOut)
+		fmt.Printf("bench: %s and %s rewritten from %s, %s and %s\n", o.doc, o.plot, o.out, o.memcachedOut, o.memoryOut)
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,10 +54,14 @@ type bench struct {
 	op    *operator
 	track *tracker
 	res   *results
-	// memcachedRes is the memcached scenario's, which has a file of its
-	// own.
+	// memcachedRes and memoryRes are the memcached and memory scenarios',
+	// which have files of their own.
 	memcachedRes *memcachedResults
-	table        *table
+	memoryRes    *memoryResults
+	// node is the cluster with the real node, while the scenarios that
+	// use it run.
+	node  *realNode
+	table *table
 	// settledAt is when the operator last went idle: the start of the
 	// idle window.
 	settledAt time.Time
@@ -84,6 +88,9 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		if o.memcachedOut == "" {
 			o.memcachedOut = filepath.Join(dir, "memcached.json")
+		}
+		if o.memoryOut == "" {
+			o.memoryOut = filepath.Join(dir, "memory.json")
 		}
 	}
 	start := time.Now()
@@ -116,14 +123,9 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}()
 	b.table = newTable(os.Stdout)
-	var failed []string
-	if o.wants(scenarioMemcached) {
-		failed = b.runStep(ctx, failed, scenarioMemcached, b.memcached)
-		if b.memcachedRes != nil {
-			if err := b.writeMemcached(); err != nil {
-				return err
-			}
-		}
+	failed, built, err := b.runRealNode(ctx)
+	if err != nil {
+		return err
 	}
 	if !o.controlPlane() {
 		if len(failed) > 0 {
@@ -131,7 +133,6 @@ func run(ctx context.Context, o options) (err error) {
 		}
 		return nil
 	}
-	built := b.build(ctx)
 	if o.wants(scenarioFloor) {
 		failed = b.runStep(ctx, failed, scenarioFloor, func(ctx context.Context) error { return b.floor(ctx, built) })
 	}
@@ -165,6 +166,38 @@ func run(ctx context.Context, o options) (err error) {
 		return fmt.Errorf("counted targets missed: %s", strings.Join(missed, "; "))
 	}
 	return nil
+}
+
+// runRealNode runs the scenarios of the real node, memcached then memory,
+// writes their results, and stops the node. It starts the operator's build
+// when a later scenario needs it, and returns the scenarios that failed
+// and the wait for the build (nil when none started).
+func (b *bench) runRealNode(ctx context.Context) (failed []string, built func() error, err error) {
+	if b.o.wants(scenarioMemcached) {
+		failed = b.runStep(ctx, failed, scenarioMemcached, b.memcached)
+		if b.memcachedRes != nil {
+			if err := b.writeMemcached(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// The operator builds while nothing is measured: after the memcached
+	// scenario, whose throughput a build would disturb.
+	if b.o.wants(scenarioMemory) || b.o.controlPlane() {
+		built = b.build(ctx)
+	}
+	if b.o.wants(scenarioMemory) {
+		failed = b.runStep(ctx, failed, scenarioMemory, func(ctx context.Context) error { return b.memory(ctx, built) })
+		if b.memoryRes != nil {
+			if err := b.writeMemory(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if err := b.stopRealNode(); err != nil {
+		return nil, nil, fmt.Errorf("stopping the real node: %w", err)
+	}
+	return failed, built, nil
 }
 
 // build starts building the operator and returns a function that waits for
@@ -258,9 +291,9 @@ func (b *bench) runStep(ctx context.Context, failed []string, name string, run f
 	return append(failed, name)
 }
 
-// shutdown stops the operator and the cluster.
+// shutdown stops the operator and the clusters.
 func (b *bench) shutdown() error {
-	var errs []error
+	errs := []error{b.stopRealNode()}
 	if b.op != nil {
 		errs = append(errs, b.op.stop())
 	}
@@ -298,6 +331,27 @@ func (b *bench) writeMemcached() error {
 	return nil
 }
 
+// writeMemory completes the memory scenario's results, writes them to
+// their file and their section of the document, and prints their targets.
+func (b *bench) writeMemory() error {
+	r := b.memoryRes
+	r.Command, r.StartedAt = b.res.Command, b.res.StartedAt
+	r.Machine = b.res.Machine
+	r.Machine.LoadAvgAfter = loadAverage()
+	r.Targets = evaluateMemoryTargets(r)
+	printTargets(os.Stdout, r.Targets)
+	if err := writeJSON(b.o.memoryOut, r); err != nil {
+		return fmt.Errorf("writing %s: %w", b.o.memoryOut, err)
+	}
+	if b.o.doc != "" {
+		if err := updateSection(b.o.doc, memorySection, memoryReport(r)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("bench: memory results in %s\n", b.o.memoryOut)
+	return nil
+}
+
 // render rewrites the document's sections and the plot from the results
 // files.
 func render(o options) error {
@@ -309,6 +363,11 @@ func render(o options) error {
 	if err := readJSON(o.memcachedOut, m); err != nil {
 		return err
 	}
+	mem := &memoryResults{}
+	if err := readJSON(o.memoryOut, mem); err != nil {
+		return err
+	}
 	return errors.Join(updateSection(o.doc, controlPlaneSection, report(r)),
-		updateSection(o.doc, memcachedSection, memcachedReport(m)), writePlot(o.plot, r))
+		updateSection(o.doc, memcachedSection, memcachedReport(m)),
+		updateSection(o.doc, memorySection, memoryReport(mem)), writePlot(o.plot, r))
 }

@@ -6,19 +6,24 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // Scenario names, in the order they run. memcached runs first, on a
-// real node of its own, before anything else is built or started; the floor
-// next, on a cluster of its own. Later scenarios reuse the Memcached set
+// real node of its own, before anything else is built or started; memory
+// next, on the same node, with the operator; the floor next, on a cluster
+// of its own. Later scenarios reuse the Memcached set
 // that converge creates, so asking for idle, resize or rss runs converge
 // first.
 const (
 	scenarioMemcached = "memcached"
+	scenarioMemory    = "memory"
 	scenarioFloor     = "floor"
 	scenarioConverge  = "converge"
 	scenarioIdle      = "idle"
@@ -28,7 +33,7 @@ const (
 )
 
 func allScenarios() []string {
-	return []string{scenarioMemcached, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
+	return []string{scenarioMemcached, scenarioMemory, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
 // options are the bench's flags, defaulted and validated in one place.
@@ -62,13 +67,24 @@ type options struct {
 	memcachedPhase       time.Duration
 	memcachedRounds      int
 	memcachedConnections int
+	// memorySizes are the spec.memory of the Memcached the memory scenario
+	// fills, memoryTLSConnections the maxConnections of those it fills at
+	// the first size serving TLS;
+	// memoryTurnover is the share of its items a memcached must have
+	// evicted before the small items stop, memoryLargeFill how much the
+	// large items write, in multiples of spec.memory.
+	memorySizes          []string
+	memoryTLSConnections []int32
+	memoryTurnover       float64
+	memoryLargeFill      float64
 
 	scenarios []string
 	smoke     bool
 
 	out, plot string
-	// memcachedOut is the memcached scenario's results file.
-	memcachedOut string
+	// memcachedOut and memoryOut are the memcached and memory scenarios'
+	// results files.
+	memcachedOut, memoryOut string
 	// doc is the document whose generated section the results rewrite;
 	// render does only that, from the results file out, and runs nothing.
 	doc     string
@@ -94,12 +110,15 @@ func smokeDefaults() map[string]string {
 		"wait-timeout":     "5m",
 		"memcached-phase":  "2s",
 		"memcached-rounds": "1",
+		"memory-sizes":     "64Mi",
+		"memory-tls-conns": "",
+		"memory-turnover":  "0.01",
 	}
 }
 
 func parseOptions(args []string) (options, error) {
 	var o options
-	var scenarios, operatorArgs string
+	var scenarios, operatorArgs, memorySizes, memoryTLSConns string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.Usage = func() {
 		_, _ = fmt.Fprintf(fs.Output(), "Usage: go run ./test/bench [flags]\n\n"+
@@ -119,14 +138,19 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.memcachedPhase, "memcached-phase", 10*time.Second, "how long the memcached scenario loads each memcached per round")
 	fs.IntVar(&o.memcachedRounds, "memcached-rounds", 3, "rounds of the memcached scenario, each loading the host's memcached and every pod in turn")
 	fs.IntVar(&o.memcachedConnections, "memcached-connections", 32, "connections of the memcached scenario's load")
+	fs.StringVar(&memorySizes, "memory-sizes", "64Mi,256Mi,1Gi", "comma-separated spec.memory of the Memcached the memory scenario fills")
+	fs.StringVar(&memoryTLSConns, "memory-tls-conns", "1024,4096", "comma-separated maxConnections of the Memcached of the first -memory-sizes the memory scenario fills serving TLS (none: empty)")
+	fs.Float64Var(&o.memoryTurnover, "memory-turnover", 0.25, "the memory scenario sends small items until memcached has evicted this share of the items it holds")
+	fs.Float64Var(&o.memoryLargeFill, "memory-large-fill", 1.5, "the memory scenario's large items write this many times spec.memory (at least one per connection)")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
 	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m "+
-		"-memcached-phase 2s -memcached-rounds 1 unless set, results and plot in the work directory unless -out/-plot/-memcached-out are set; "+
+		"-memcached-phase 2s -memcached-rounds 1 -memory-sizes 64Mi -memory-tls-conns '' -memory-turnover 0.01 unless set, results and plot in the work directory unless -out/-plot/-memcached-out are set; "+
 		"fails only if a scenario cannot complete or a counted target is missed")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.memcachedOut, "memcached-out", "", "the memcached scenario's results file (default docs/bench/memcached.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.memoryOut, "memory-out", "", "the memory scenario's results file (default docs/bench/memory.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.doc, "doc", "", "document whose generated section the results rewrite (default docs/benchmarks.md; none with -smoke)")
-	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated sections and the -plot from the results files -out and -memcached-out")
+	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated sections and the -plot from the results files -out, -memcached-out and -memory-out")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
@@ -151,6 +175,21 @@ func parseOptions(args []string) (options, error) {
 	}
 	o.size, o.resizeTo = int32(*size), int32(*resizeTo)
 	o.operatorArgs = strings.Fields(operatorArgs)
+	for _, m := range strings.Split(memorySizes, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			o.memorySizes = append(o.memorySizes, m)
+		}
+	}
+	for _, c := range strings.Split(memoryTLSConns, ",") {
+		if c = strings.TrimSpace(c); c == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(c, 10, 32)
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-memory-tls-conns: %q is not a positive number", c)
+		}
+		o.memoryTLSConnections = append(o.memoryTLSConnections, int32(n))
+	}
 	for _, s := range strings.Split(scenarios, ",") {
 		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.scenarios, s) {
 			o.scenarios = append(o.scenarios, s)
@@ -165,6 +204,9 @@ func parseOptions(args []string) (options, error) {
 		}
 		if o.memcachedOut == "" {
 			o.memcachedOut = filepath.Join(repo.Root(), "docs", "bench", "memcached.json")
+		}
+		if o.memoryOut == "" {
+			o.memoryOut = filepath.Join(repo.Root(), "docs", "bench", "memory.json")
 		}
 		if o.doc == "" {
 			o.doc = filepath.Join(repo.Root(), "docs", "benchmarks.md")
@@ -193,6 +235,20 @@ func (o options) validate() error {
 	if o.memcachedPhase <= 0 || o.memcachedRounds < 1 || o.memcachedConnections < 1 {
 		errs = append(errs, fmt.Errorf("-memcached-phase (%s), -memcached-rounds (%d) and -memcached-connections (%d) must be positive",
 			o.memcachedPhase, o.memcachedRounds, o.memcachedConnections))
+	}
+	for _, m := range o.memorySizes {
+		// The Memcached must be admitted: whole MiB, at least twice the
+		// default maxItemSize.
+		q, err := resource.ParseQuantity(m)
+		if v, ok := q.AsInt64(); err != nil || !ok || v%(1<<20) != 0 || v < 2<<20 {
+			errs = append(errs, fmt.Errorf("-memory-sizes: %q is not a whole number of MiB, at least 2Mi", m))
+		}
+	}
+	if len(o.memorySizes) == 0 && o.wants(scenarioMemory) {
+		errs = append(errs, errors.New("-memory-sizes is empty"))
+	}
+	if o.memoryTurnover <= 0 || o.memoryLargeFill <= 0 {
+		errs = append(errs, fmt.Errorf("-memory-turnover (%g) and -memory-large-fill (%g) must be positive", o.memoryTurnover, o.memoryLargeFill))
 	}
 	if o.rssRepeats < 1 {
 		errs = append(errs, fmt.Errorf("-rss-repeats must be at least 1, got %d", o.rssRepeats))
@@ -226,9 +282,9 @@ func (o options) wants(s string) bool {
 }
 
 // controlPlane reports whether a scenario of the control plane's cluster
-// runs: any but memcached.
+// runs: any but memcached and memory, which run on the real node.
 func (o options) controlPlane() bool {
-	return slices.ContainsFunc(o.scenarios, func(s string) bool { return s != scenarioMemcached })
+	return slices.ContainsFunc(o.scenarios, func(s string) bool { return s != scenarioMemcached && s != scenarioMemory })
 }
 
 // maxPods is the most pods the run puts on the cluster at once: the

@@ -9,14 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
@@ -27,7 +20,6 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memload"
 	"github.com/example-inc/memcached-operator/test/framework/process"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -91,32 +83,11 @@ func (b *bench) memcached(ctx context.Context) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cluster, err := localcluster.New(localcluster.Options{
-		BinDir: b.o.binDir, Dir: filepath.Join(dir, "cluster"), RealNode: true, StartTimeout: 5 * time.Minute,
-	})
+	node, err := b.realNode(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, cluster.Stop()) }()
-	img, err := images.Memcached(filepath.Join(dir, "images"), images.MemcachedTag)
-	if err != nil {
-		return err
-	}
-	if err := cluster.Start(ctx); err != nil {
-		return fmt.Errorf("starting the real node's cluster: %w", err)
-	}
-	if err := cluster.ImportImages(ctx, img.Archive); err != nil {
-		return err
-	}
-	c, err := realNodeClient(ctx, cluster)
-	if err != nil {
-		return err
-	}
-	if cs, err := kubernetes.NewForConfig(cluster.RestConfig()); err == nil {
-		if v, err := cs.Discovery().ServerVersion(); err == nil {
-			b.res.Machine.Kubernetes = v.GitVersion
-		}
-	}
+	cluster, c := node.cluster, node.client
 	targets, command, err := startPods(ctx, c, cluster, b.o.waitTimeout)
 	if err != nil {
 		return err
@@ -160,28 +131,6 @@ func (b *bench) memcached(ctx context.Context) (err error) {
 	return nil
 }
 
-// realNodeClient installs the CRD and the scenario's namespace and returns
-// a client of the cluster.
-func realNodeClient(ctx context.Context, cluster *localcluster.Cluster) (client.Client, error) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cachev1.AddToScheme(scheme))
-	c, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
-	}); err != nil {
-		return nil, fmt.Errorf("installing the CRD: %w", err)
-	}
-	err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: memcachedNamespace}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, err
-	}
-	return c, nil
-}
-
 // startPods applies the Deployment of each pod variant's Memcached, waits
 // until every pod serves, and returns them with memcached's command line,
 // which is the same in every variant.
@@ -214,7 +163,7 @@ func startPods(ctx context.Context, c client.Client, cluster *localcluster.Clust
 	}
 	var targets []*loadTarget
 	for i, name := range names {
-		pod, err := servingPod(ctx, c, name, timeout)
+		pod, err := servingPod(ctx, c, memcachedNamespace, name, timeout)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -236,14 +185,14 @@ func startPods(ctx context.Context, c client.Client, cluster *localcluster.Clust
 
 // servingPod waits until the Deployment name has one pod, Running and
 // Ready on the real node, and returns it.
-func servingPod(ctx context.Context, c client.Client, name string, timeout time.Duration) (*corev1.Pod, error) {
+func servingPod(ctx context.Context, c client.Client, namespace, name string, timeout time.Duration) (*corev1.Pod, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(250 * time.Millisecond)
 	defer ticker.Stop()
 	for {
 		var pods corev1.PodList
-		err := c.List(ctx, &pods, client.InNamespace(memcachedNamespace), client.MatchingLabels{"app.kubernetes.io/instance": name})
+		err := c.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"app.kubernetes.io/instance": name})
 		if err == nil && len(pods.Items) == 1 {
 			p := &pods.Items[0]
 			if p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == localcluster.RealNodeName && podReady(p) && p.Status.PodIP != "" {

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// realNode is the local cluster with the real node that the memcached and
+// memory scenarios share: it starts once, for the first of them, and stops
+// after the last, before the control plane's scenarios start theirs.
+type realNode struct {
+	cluster *localcluster.Cluster
+	client  client.Client
+}
+
+// realNode starts the cluster with the real node, imports the memcached
+// image, installs the CRD and the scenarios' namespaces, or returns the one
+// already started.
+func (b *bench) realNode(ctx context.Context) (*realNode, error) {
+	if b.node != nil {
+		return b.node, nil
+	}
+	dir := filepath.Join(b.dir, "realnode")
+	cluster, err := localcluster.New(localcluster.Options{
+		BinDir: b.o.binDir, Dir: filepath.Join(dir, "cluster"), RealNode: true, StartTimeout: 5 * time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	img, err := images.Memcached(filepath.Join(dir, "images"), images.MemcachedTag)
+	if err != nil {
+		return nil, err
+	}
+	if err := cluster.Start(ctx); err != nil {
+		return nil, fmt.Errorf("starting the real node's cluster: %w", err)
+	}
+	node := &realNode{cluster: cluster}
+	// From here on, stopRealNode stops the cluster whatever fails next.
+	b.node = node
+	if err := cluster.ImportImages(ctx, img.Archive); err != nil {
+		return nil, err
+	}
+	if node.client, err = realNodeClient(ctx, cluster); err != nil {
+		return nil, err
+	}
+	if cs, err := kubernetes.NewForConfig(cluster.RestConfig()); err == nil {
+		if v, err := cs.Discovery().ServerVersion(); err == nil {
+			b.res.Machine.Kubernetes = v.GitVersion
+		}
+	}
+	return node, nil
+}
+
+// stopRealNode stops the real node's cluster, if it runs.
+func (b *bench) stopRealNode() error {
+	if b.node == nil {
+		return nil
+	}
+	err := b.node.cluster.Stop()
+	b.node = nil
+	return err
+}
+
+// realNodeClient installs the CRD and the scenarios' namespaces and
+// returns a client of the cluster.
+func realNodeClient(ctx context.Context, cluster *localcluster.Cluster) (client.Client, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+	c, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
+	}); err != nil {
+		return nil, fmt.Errorf("installing the CRD: %w", err)
+	}
+	for _, ns := range []string{memcachedNamespace, memoryNamespace} {
+		err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	return c, nil
+}
