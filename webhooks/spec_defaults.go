@@ -48,7 +48,8 @@ func hasDerivedResources(spec *cachev1.MemcachedSpec) bool {
 	s := operand.FromSpec(spec)
 	return spec.Resources == nil ||
 		equality.Semantic.DeepEqual(*spec.Resources, operand.Resources(s)) ||
-		equality.Semantic.DeepEqual(*spec.Resources, operand.ResourcesWithCPULimit(s))
+		equality.Semantic.DeepEqual(*spec.Resources, operand.ResourcesWithCPULimit(s)) ||
+		equality.Semantic.DeepEqual(*spec.Resources, operand.ResourcesWithoutTLSHeadroom(s))
 }
 
 // equalBesideSize reports whether a and b differ in nothing but spec.size.

@@ -62,6 +62,19 @@ func TestSpecDefaults(t *testing.T) {
 		r := operand.ResourcesWithCPULimit(settings(memory))
 		return &r
 	}
+	// beforeTLSHeadroom are the resources a TLS Memcached was given before
+	// its limit kept room for TLS sessions.
+	tlsSettings := func(memory string) operand.Settings {
+		return operand.FromSpec(&gen.Memcached("ns", "a", gen.WithMemory(memory), gen.WithTLS("tls")).Spec)
+	}
+	beforeTLSHeadroom := func(memory string) *corev1.ResourceRequirements {
+		r := operand.ResourcesWithoutTLSHeadroom(tlsSettings(memory))
+		return &r
+	}
+	derivedTLS := func(memory string) *corev1.ResourceRequirements {
+		r := operand.Resources(tlsSettings(memory))
+		return &r
+	}
 	mine := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
 	withResources := func(r *corev1.ResourceRequirements) gen.MemcachedOption {
 		return func(mc *cachev1.Memcached) { mc.Spec.Resources = r }
@@ -110,6 +123,14 @@ func TestSpecDefaults(t *testing.T) {
 			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(earlier("64Mi"))),
 			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
 			wantResources: derived("512Mi"), wantSpread: true},
+		{name: "update: a TLS Memcached's resources from before the TLS headroom stay when only the size changes",
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
+			wantResources: beforeTLSHeadroom("64Mi"), wantSpread: true},
+		{name: "update: a TLS Memcached's resources from before the TLS headroom follow a new memory",
+			obj:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("512Mi"), withResources(beforeTLSHeadroom("64Mi"))),
+			old:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
+			wantResources: derivedTLS("512Mi"), wantSpread: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -89,8 +89,8 @@ func ResourcesWithCPULimit(s Settings) corev1.ResourceRequirements {
 // before the limit kept tlsHeadroomPerConnection for TLS: what Memcached
 // serving TLS that were admitted then have stored. They keep them, and their
 // pods with them (the Deployment follows the stored resources), until their
-// settings change; the defaulting webhook should count them as derived, as
-// it does ResourcesWithCPULimit, so that they follow a change of memory.
+// settings change; the defaulting webhook counts them as derived, as it
+// does ResourcesWithCPULimit, so that they follow a change of memory.
 func ResourcesWithoutTLSHeadroom(s Settings) corev1.ResourceRequirements {
 	s.TLS = nil
 	return Resources(s)
