@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${LOCAL_CLUSTER_DIR:-$root/.local-cluster}
 # Written by local-cluster.sh when it starts a cluster: the node it has.
-mode_file=$dir/node
+mode_file=$dir/node-kind
 lock=/run/localcluster-node.lock
 
 # A running cluster keeps the node it started with, whatever is asked.

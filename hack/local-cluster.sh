@@ -20,7 +20,7 @@ running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 # comes from hack/local-cluster-node.sh through make).
 say_node() {
   local node=${LOCAL_CLUSTER_NODE:-kwok} why=${LOCAL_CLUSTER_NODE_REASON:-LOCAL_CLUSTER_NODE is not real}
-  [[ ! -s $dir/node ]] || ! running || node=$(cat "$dir/node")
+  [[ ! -s $dir/node-kind ]] || ! running || node=$(cat "$dir/node-kind")
   if [[ $node == real ]]; then
     echo "node: real (kubelet, containerd, runc), so memcached pods really serve: $why"
   else
@@ -39,9 +39,9 @@ up() {
     args=(--dir "$dir" --bin-dir "$bin_dir")
     if [[ ${LOCAL_CLUSTER_NODE:-} == real ]]; then
       args+=(--real-node)
-      echo real >"$dir/node"
+      echo real >"$dir/node-kind"
     else
-      echo kwok >"$dir/node"
+      echo kwok >"$dir/node-kind"
     fi
     [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || args+=(--fresh)
     # A session of its own: a Ctrl-C of make run (or of the terminal that

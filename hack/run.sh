@@ -22,7 +22,7 @@ if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   # Its export line is printed below, with the other commands for the user.
   "$root/hack/local-cluster.sh" up | { grep -v '^export KUBECONFIG=' || true; }
   export KUBECONFIG=$state_dir/kubeconfig
-  if [[ $(cat "$state_dir/node" 2>/dev/null) == real ]]; then
+  if [[ $(cat "$state_dir/node-kind" 2>/dev/null) == real ]]; then
     # The images the real node has: nothing can be pulled.
     export RELATED_IMAGE_MEMCACHED=${RELATED_IMAGE_MEMCACHED:-localhost/memcached:debian}
     export RELATED_IMAGE_TLS_RELOADER=${RELATED_IMAGE_TLS_RELOADER:-localhost/memcached-tls-reloader:test}
