@@ -37,6 +37,10 @@ func restartWarnings(old, spec *cachev1.MemcachedSpec) []string {
 		changes = append(changes, "the pods' placement")
 	}
 	changes = append(changes, tlsChanges(old.TLS, spec.TLS)...)
+	if was, is := old.Monitoring.IsEnabled(), spec.Monitoring.IsEnabled(); was != is {
+		// The exporter is a container of the pod.
+		changes = append(changes, fmt.Sprintf("spec.monitoring.enabled (%t to %t)", was, is))
+	}
 	if len(changes) == 0 {
 		return nil
 	}

@@ -43,6 +43,7 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 		Expect(spec.Resources.Requests.Cpu().String()).To(Equal("50m"))
 		Expect(spec.Resources.Limits).NotTo(HaveKey(corev1.ResourceCPU), "a CPU quota throttles memcached (docs/benchmarks.md)")
 		Expect(spec.TopologySpreadConstraints).To(Equal(operand.DefaultTopologySpread()))
+		Expect(spec.Monitoring).To(Equal(&cachev1.MemcachedMonitoring{Enabled: true}))
 	})
 
 	It("warns that memcached advises against more than 64 threads", func(ctx SpecContext) {
@@ -75,6 +76,13 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
 			Expect(warnings.take()).To(ConsistOf("changing spec.maxItemSize (1Mi to 2Mi), spec.threads (4 to 8), " +
 				"the pods' placement replaces every memcached pod, one at a time, and each new pod starts with an empty cache"))
+		})
+
+		It("warns that turning monitoring off restarts the pods", func(ctx SpecContext) {
+			mc.Spec.Monitoring = &cachev1.MemcachedMonitoring{Enabled: false}
+			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
+			Expect(warnings.take()).To(ConsistOf("changing spec.monitoring.enabled (true to false) replaces every memcached pod, " +
+				"one at a time, and each new pod starts with an empty cache"))
 		})
 
 		It("says nothing of restarts when only the size changes", func(ctx SpecContext) {

@@ -40,6 +40,23 @@ func DefaultSpec(spec, old *cachev1.MemcachedSpec) {
 	if !operand.HasPlacement(spec) {
 		spec.TopologySpreadConstraints = operand.DefaultTopologySpread()
 	}
+	defaultMonitoring(spec, old)
+}
+
+// defaultMonitoring turns monitoring on for a new Memcached only: one
+// stored without the field was created before the operator offered it, and
+// turning it on there would replace every pod of an upgraded operator's
+// caches. An update that leaves the field out (a server-side apply of a
+// manifest that never set it) keeps the stored value; turning it off takes
+// enabled: false.
+func defaultMonitoring(spec, old *cachev1.MemcachedSpec) {
+	switch {
+	case spec.Monitoring != nil:
+	case old == nil:
+		spec.Monitoring = &cachev1.MemcachedMonitoring{Enabled: true}
+	default:
+		spec.Monitoring = old.Monitoring.DeepCopy()
+	}
 }
 
 // hasDerivedResources reports whether spec's resources are derived from its

@@ -153,6 +153,40 @@ func TestSpecDefaults(t *testing.T) {
 	}
 }
 
+// TestMonitoringDefaults: monitoring is on for a new Memcached and never
+// turned on or off by an update that does not say so, so that an upgraded
+// operator replaces no pod of a Memcached created before it.
+func TestMonitoringDefaults(t *testing.T) {
+	on, off := &cachev1.MemcachedMonitoring{Enabled: true}, &cachev1.MemcachedMonitoring{Enabled: false}
+	tests := []struct {
+		name     string
+		obj, old *cachev1.Memcached
+		want     *cachev1.MemcachedMonitoring
+	}{
+		{name: "create: on", obj: gen.Memcached("ns", "a"), want: on},
+		{name: "create: off when asked", obj: gen.Memcached("ns", "a", gen.WithMonitoring(false)), want: off},
+		{name: "update: one stored before monitoring stays without it",
+			obj: gen.Memcached("ns", "a", gen.WithSize(5)), old: gen.Memcached("ns", "a", gen.WithSize(3))},
+		{name: "update: an apply that leaves it out keeps it on",
+			obj: gen.Memcached("ns", "a", gen.WithSize(5)), old: gen.Memcached("ns", "a", gen.WithMonitoring(true)), want: on},
+		{name: "update: turned off", obj: gen.Memcached("ns", "a", gen.WithMonitoring(false)),
+			old: gen.Memcached("ns", "a", gen.WithMonitoring(true)), want: off},
+		{name: "update: turned on for one stored before monitoring", obj: gen.Memcached("ns", "a", gen.WithMonitoring(true)),
+			old: gen.Memcached("ns", "a"), want: on},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var old any
+			if tt.old != nil {
+				old = tt.old
+			}
+			if diff := cmp.Diff(tt.want, defaulted(t, tt.obj, old).Spec.Monitoring); diff != "" {
+				t.Errorf("spec.monitoring (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestUndecodableMemcachedIsLeftToTheSchema: a Memcached whose fields have
 // the wrong type passes the mutating webhook unchanged, so that the API
 // server's schema check refuses it with a 422 and the field path.

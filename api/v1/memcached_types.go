@@ -168,6 +168,15 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	TLS *MemcachedTLS `json:"tls,omitempty"`
+
+	// Monitoring runs a metrics exporter beside memcached in every pod and,
+	// where the Prometheus Operator's API is served, a PodMonitor and a
+	// PrometheusRule of alerts for this Memcached. A new Memcached has it on;
+	// one created before the operator offered it keeps it off until it is
+	// turned on here. Turning it on or off replaces the pods one at a time.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
+	Monitoring *MemcachedMonitoring `json:"monitoring,omitempty"`
 }
 
 // TLS issuers: who writes the Secret a Memcached's TLS names.
@@ -188,6 +197,19 @@ const (
 	// signed by the Secret's ca.crt.
 	ClientCertificatesRequired = "Required"
 )
+
+// MemcachedMonitoring is whether a Memcached's pods export metrics.
+type MemcachedMonitoring struct {
+	// Enabled runs prometheus/memcached_exporter as the container
+	// "exporter" in every pod, serving memcached's statistics on port 9150
+	// (named "metrics"), with the PodMonitor and PrometheusRule where the
+	// Prometheus Operator's API is served.
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Enabled bool `json:"enabled"`
+}
+
+// IsEnabled reports whether m turns monitoring on; nil is off.
+func (m *MemcachedMonitoring) IsEnabled() bool { return m != nil && m.Enabled }
 
 // MemcachedTLS is how memcached serves TLS.
 //

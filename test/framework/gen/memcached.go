@@ -86,3 +86,8 @@ func WithTLS(secretName string) MemcachedOption {
 			Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}
 	}
 }
+
+// WithMonitoring sets spec.monitoring.enabled.
+func WithMonitoring(enabled bool) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Monitoring = &cachev1.MemcachedMonitoring{Enabled: enabled} }
+}
