@@ -136,7 +136,7 @@ GO_TEST = go test -json
 TEST_REPORTER = | go run ./hack/testreport
 
 .PHONY: test
-test: manifests generate fmt vet control-plane memcached ## Run the unit and integration tests against the built control plane.
+test: manifests generate fmt vet control-plane memcached prometheus-operator-crds ## Run the unit and integration tests against the built control plane.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
 .PHONY: test-e2e

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	configv1 "github.com/openshift/api/config/v1"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -63,11 +64,15 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 		}
 	}
 
-	mgr, err := newManager(o, cfg, metricsCerts, webhookCerts, stopping)
+	apis, err := discoverAPIs(cfg)
 	if err != nil {
 		return err
 	}
-	if err := setupController(mgr, o, cfg); err != nil {
+	mgr, err := newManager(o, cfg, apis, metricsCerts, webhookCerts, stopping)
+	if err != nil {
+		return err
+	}
+	if err := setupController(mgr, o, apis); err != nil {
 		return err
 	}
 	if err := mgr.Add(metricsCerts); err != nil {
@@ -87,11 +92,12 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 
 // newManager makes the manager and its servers: metrics, webhooks (drained
 // on SIGTERM by stopping) and health probes.
-func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.Source, stopping *drain.Drain) (manager.Manager, error) {
+func newManager(o options, cfg *rest.Config, apis servedAPIs, metricsCerts, webhookCerts certs.Source, stopping *drain.Drain) (manager.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))
 	utilruntime.Must(configv1.AddToScheme(scheme))
+	utilruntime.Must(monitoringv1.AddToScheme(scheme))
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
@@ -102,7 +108,7 @@ func newManager(o options, cfg *rest.Config, metricsCerts, webhookCerts certs.So
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   controllers.CacheOptions(o.watchNamespaces),
+		Cache:   controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator),
 		Metrics: metricsOpts,
 		WebhookServer: admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
 			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(webhookCerts),
@@ -137,39 +143,55 @@ func (o options) tlsOptions(src certs.Source) []func(*tls.Config) {
 	return opts
 }
 
-// setupController registers the Memcached reconciler for the platform the
-// API server serves.
-func setupController(mgr manager.Manager, o options, cfg *rest.Config) error {
-	log := ctrl.Log.WithName("setup")
+// servedAPIs is what the API server serves that changes what the operator
+// does, asked once at start.
+type servedAPIs struct {
+	platform controllers.Platform
+	// clusterTLS: OpenShift's APIServer, which holds the TLS profile.
+	clusterTLS bool
+	// prometheusOperator: PodMonitor and PrometheusRule.
+	prometheusOperator bool
+}
+
+func discoverAPIs(cfg *rest.Config) (servedAPIs, error) {
+	var apis servedAPIs
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return err
+		return apis, err
 	}
-	platform, err := controllers.DetectPlatform(dc)
-	if err != nil {
-		return err
+	if apis.platform, err = controllers.DetectPlatform(dc); err != nil {
+		return apis, err
 	}
-	clusterTLS, err := tlsprofile.Served(dc)
-	if err != nil {
-		return err
+	if apis.clusterTLS, err = tlsprofile.Served(dc); err != nil {
+		return apis, err
 	}
+	apis.prometheusOperator, err = controllers.PrometheusOperatorServed(dc)
+	return apis, err
+}
+
+// setupController registers the Memcached reconciler for the APIs the
+// API server serves.
+func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
+	log := ctrl.Log.WithName("setup")
 	proxyVars := proxyenv.FromEnvironment()
 	for _, v := range proxyVars {
 		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
 	}
-	log.Info("configuration", "platform", platform, "clusterTLSProfile", clusterTLS, "watchNamespaces", o.watchNamespaces,
-		"sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
+	log.Info("configuration", "platform", apis.platform, "clusterTLSProfile", apis.clusterTLS,
+		"prometheusOperator", apis.prometheusOperator, "watchNamespaces", o.watchNamespaces, "sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
 		"metricsCertPath", o.metricsCertPath)
-	err = controllers.NewMemcachedReconciler(mgr, controllers.Options{
-		Image:             o.memcachedImage,
-		TLSReloaderImage:  o.tlsReloaderImage,
-		ClusterTLSProfile: clusterTLS,
-		ProxyEnv:          proxyVars,
-		DefaultSize:       o.sizePolicy.Default,
-		MinSize:           o.sizePolicy.Min,
-		MaxSize:           o.sizePolicy.Max,
-		Platform:          platform,
-		Workers:           o.workers,
+	err := controllers.NewMemcachedReconciler(mgr, controllers.Options{
+		Image:              o.memcachedImage,
+		TLSReloaderImage:   o.tlsReloaderImage,
+		ExporterImage:      o.exporterImage,
+		ClusterTLSProfile:  apis.clusterTLS,
+		PrometheusOperator: apis.prometheusOperator,
+		ProxyEnv:           proxyVars,
+		DefaultSize:        o.sizePolicy.Default,
+		MinSize:            o.sizePolicy.Min,
+		MaxSize:            o.sizePolicy.Max,
+		Platform:           apis.platform,
+		Workers:            o.workers,
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)

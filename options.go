@@ -53,6 +53,9 @@ type options struct {
 	// tlsReloaderImage is RELATED_IMAGE_TLS_RELOADER, the sidecar of pods
 	// that serve TLS.
 	tlsReloaderImage string
+	// exporterImage is RELATED_IMAGE_MEMCACHED_EXPORTER, the metrics
+	// exporter of monitored Memcached pods.
+	exporterImage string
 	// The manager's pod, from the downward API; empty outside a pod.
 	podNamespace, podName string
 	// olmCSV is the CSV that installed the operator (OLM sets
@@ -90,6 +93,7 @@ func parseOptions(args []string) (options, error) {
 	o.watchNamespaces = parseWatchNamespaces(os.Getenv("WATCH_NAMESPACE"))
 	o.memcachedImage = os.Getenv("RELATED_IMAGE_MEMCACHED")
 	o.tlsReloaderImage = os.Getenv("RELATED_IMAGE_TLS_RELOADER")
+	o.exporterImage = os.Getenv("RELATED_IMAGE_MEMCACHED_EXPORTER")
 	o.podNamespace, o.podName = os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME")
 	o.olmCSV = os.Getenv("OPERATOR_CONDITION_NAME")
 	return o, nil

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -79,19 +77,6 @@ func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.M
 		r.reportApply(ctx, mc, t)
 	}
 	return err
-}
-
-// deletePDB deletes pdb (empty when there is none): mc is below pdbMinSize.
-func (r *MemcachedReconciler) deletePDB(ctx context.Context, pdb *policyv1.PodDisruptionBudget) error {
-	if pdb.UID == "" {
-		return nil
-	}
-	err := r.client.Delete(ctx, pdb, client.Preconditions{UID: &pdb.UID})
-	if client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("deleting PodDisruptionBudget: %w", err)
-	}
-	log.FromContext(ctx).Info("deleted PodDisruptionBudget: fewer than " + strconv.Itoa(pdbMinSize) + " pods")
-	return nil
 }
 
 // readOwnedFields returns the fields the operator owns in t.live, as an

@@ -3,6 +3,7 @@ package controllers
 import (
 	"slices"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -21,7 +22,7 @@ import (
 // entry, which tells whether an apply would change anything (see
 // appliedEntry), and lose the others'. Memcached objects keep none. Pods are
 // cut down to what status needs, as a cluster can hold many.
-func CacheOptions(namespaces []string) cache.Options {
+func CacheOptions(namespaces []string, prometheusOperator bool) cache.Options {
 	owned := cache.ByObject{Label: ManagedBySelector(), Transform: keepOwnManagedFields}
 	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
@@ -31,6 +32,12 @@ func CacheOptions(namespaces []string) cache.Options {
 			&policyv1.PodDisruptionBudget{}: owned,
 			&corev1.Pod{}:                   {Label: ManagedBySelector(), Transform: trimPod},
 		},
+	}
+	// Only where served: a cache restricted to namespaces looks each type
+	// up in the API server's discovery when it is made.
+	if prometheusOperator {
+		opts.ByObject[&monitoringv1.PodMonitor{}] = owned
+		opts.ByObject[&monitoringv1.PrometheusRule{}] = owned
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))

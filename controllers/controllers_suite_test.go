@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,6 +64,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(cachev1.AddToScheme(scheme)).To(Succeed())
 	Expect(configv1.AddToScheme(scheme)).To(Succeed())
+	Expect(monitoringv1.AddToScheme(scheme)).To(Succeed())
 
 	bin := repo.ControlPlaneDir()
 	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))
@@ -110,7 +112,7 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 	cfg, requests := countRequests(rest.CopyConfig(cluster.RestConfig()))
 	mgrOpts := ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions([]string{watchedNS}),
+		Cache:                  controllers.CacheOptions([]string{watchedNS}, opts.PrometheusOperator),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Tests restart the operator in one process; controller-runtime

@@ -30,6 +30,9 @@ func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApp
 	if mc.Spec.TLS != nil {
 		withTLS(pod, mc, o)
 	}
+	if mc.Spec.Monitoring.IsEnabled() {
+		withExporter(pod, mc, o)
+	}
 	// Placement is copied as the spec gives it: the defaulting webhook has
 	// written the default spread into a spec without placement. Fields the
 	// spec leaves empty stay out, so the Deployment of a Memcached without

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
 	configv1 "github.com/openshift/api/config/v1"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -72,6 +74,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=monitoring.coreos.com,resources=podmonitors;prometheusrules,verbs=get;list;watch;create;patch;delete
 
 // SetupWithManager registers the reconciler. Changes to the owned objects
 // and to the pods (found by their instance label) trigger a reconcile; the
@@ -90,6 +93,10 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// The Deployment and its pods change in bursts during a rollout.
 		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf))
+	if r.opts.PrometheusOperator {
+		b = b.Watches(&monitoringv1.PodMonitor{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
+			Watches(&monitoringv1.PrometheusRule{}, coalescing(r.opts.CoalesceDelay, controllerOf))
+	}
 	if r.opts.ClusterTLSProfile {
 		b = b.Watches(&configv1.APIServer{}, handler.EnqueueRequestsFromMapFunc(r.followingClusterTLS))
 	}
@@ -194,14 +201,17 @@ func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memca
 func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.Memcached) (*appsv1.Deployment, error) {
 	d, svc, pdb := &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}
 	wantPDB := desiredPDB(mc, r.opts)
-	children := []struct {
-		kind   string
-		live   client.Object
-		create bool
-	}{
+	children := []child{
 		{"Deployment", d, true},
 		{"Service", svc, true},
 		{"PodDisruptionBudget", pdb, wantPDB != nil},
+	}
+	var monitors []monitoringObject
+	if r.opts.PrometheusOperator {
+		monitors = desiredMonitoring(mc)
+		for _, m := range monitors {
+			children = append(children, child{m.kind, m.live, mc.Spec.Monitoring.IsEnabled()})
+		}
 	}
 	// On a name clash the object read is someone else's. When it is the
 	// Deployment, the Deployment returned is nil, so that its pods do not
@@ -240,12 +250,25 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 		extract: func() (any, error) { return corev1ac.ExtractService(svc, FieldOwner) }}); err != nil {
 		return liveOrNil(d), err
 	}
+	var err error
 	if wantPDB == nil {
-		return liveOrNil(d), r.deletePDB(ctx, pdb)
+		err = r.deleteOwned(ctx, "PodDisruptionBudget", pdb, "fewer than "+strconv.Itoa(pdbMinSize)+" pods")
+	} else {
+		err = r.applyIfDrifted(ctx, mc, applyTarget{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
+			extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
 	}
-	err := r.applyIfDrifted(ctx, mc, applyTarget{kind: "PodDisruptionBudget", want: wantPDB, annotations: wantPDB.Annotations, live: pdb,
-		extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
-	return liveOrNil(d), err
+	if err != nil {
+		return liveOrNil(d), err
+	}
+	return liveOrNil(d), r.reconcileMonitoring(ctx, mc, monitors)
+}
+
+// child is an object a Memcached may own, read into live; create says
+// whether the Memcached wants it.
+type child struct {
+	kind   string
+	live   client.Object
+	create bool
 }
 
 // liveOrNil turns the empty Deployment that getLive leaves for a missing

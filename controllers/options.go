@@ -17,6 +17,11 @@ const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
 // sidecar changes, so that an operator upgrade leaves TLS pods alone.
 const DefaultTLSReloaderImage = "example.com/memcached-operator-tls-reloader:v0.1.0"
 
+// DefaultExporterImage is the metrics exporter's image when
+// RELATED_IMAGE_MEMCACHED_EXPORTER is unset: prometheus/memcached_exporter
+// as its project publishes it.
+const DefaultExporterImage = "quay.io/prometheus/memcached-exporter:v0.16.0"
+
 // Options configure what the reconciler builds. Package main fills them
 // from flags and the operator's environment once, so tests can run
 // reconcilers with different options side by side.
@@ -28,6 +33,15 @@ type Options struct {
 	// checks the Secret's files before memcached starts and has memcached
 	// reload them when the Secret changes.
 	TLSReloaderImage string
+
+	// ExporterImage runs beside memcached in the pods of a monitored
+	// Memcached (spec.monitoring) and exports memcached's statistics.
+	ExporterImage string
+
+	// PrometheusOperator says the cluster serves the Prometheus Operator's
+	// API (monitoring.coreos.com/v1): each monitored Memcached then gets a
+	// PodMonitor and a PrometheusRule.
+	PrometheusOperator bool
 
 	// TLSProfile is the cluster's TLS security profile, which memcached
 	// follows where a Memcached sets no minimum version. The reconciler
@@ -74,6 +88,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TLSReloaderImage == "" {
 		o.TLSReloaderImage = DefaultTLSReloaderImage
+	}
+	if o.ExporterImage == "" {
+		o.ExporterImage = DefaultExporterImage
 	}
 	if o.TLSProfile.MinVersion == "" {
 		o.TLSProfile = tlsprofile.Intermediate()

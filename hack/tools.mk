@@ -111,6 +111,19 @@ olm-manifests: ## Download OLM's CRDs and the OpenShift Proxy CRD into the modul
 	@test -f "$(OLM_CRDS_DIR)/0000_50_olm_00-subscriptions.crd.yaml" || { echo "OLM's CRDs not found at '$(OLM_CRDS_DIR)': go mod download in hack/tools/olm failed" >&2; exit 1; }
 	@test -f "$(OPENSHIFT_PROXY_CRD)" || { echo "the OpenShift Proxy CRD not found at '$(OPENSHIFT_PROXY_CRD)': go mod download in hack/tools/olm failed" >&2; exit 1; }
 
+# The Prometheus Operator's CRDs (PodMonitor, PrometheusRule, ...), generated
+# by controller-gen from the API module go.mod requires, the types the
+# operator applies: the suites that prove those objects install them. Made
+# again when go.mod changes.
+PROMETHEUS_OPERATOR_API = github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring
+PROMETHEUS_OPERATOR_CRDS ?= $(LOCALBIN)/crds/prometheus-operator
+
+.PHONY: prometheus-operator-crds
+prometheus-operator-crds: $(PROMETHEUS_OPERATOR_CRDS)/monitoring.coreos.com_podmonitors.yaml ## Generate the Prometheus Operator's CRDs into bin/crds/prometheus-operator if necessary.
+$(PROMETHEUS_OPERATOR_CRDS)/monitoring.coreos.com_podmonitors.yaml: go.mod $(CONTROLLER_GEN)
+	rm -rf "$(PROMETHEUS_OPERATOR_CRDS)" && mkdir -p "$(PROMETHEUS_OPERATOR_CRDS)"
+	"$(CONTROLLER_GEN)" crd paths=$(PROMETHEUS_OPERATOR_API)/v1 output:crd:dir="$(PROMETHEUS_OPERATOR_CRDS)"
+
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize into bin/ from the module proxy if necessary.
 $(KUSTOMIZE): .tools-check | $(LOCALBIN)

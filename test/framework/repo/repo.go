@@ -40,6 +40,12 @@ func ModuleDir(path string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// PrometheusOperatorCRDDir is where `make prometheus-operator-crds` puts
+// the Prometheus Operator's CRDs.
+func PrometheusOperatorCRDDir() string {
+	return filepath.Join(BinDir(), "crds", "prometheus-operator")
+}
+
 // BinDir is where the Makefile puts the tools it builds.
 func BinDir() string { return filepath.Join(Root(), "bin") }
 

@@ -1,0 +1,165 @@
+package controllers_test
+
+import (
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/controllers/monitoring"
+	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// The Prometheus Operator's CRDs are installed by this container only; the
+// rest of the suite runs as on a cluster without them.
+var _ = Describe("monitoring where the Prometheus Operator's API is served", Ordered, func() {
+	BeforeAll(func() {
+		dc, err := discovery.NewDiscoveryClientForConfig(cluster.RestConfig())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(controllers.PrometheusOperatorServed(dc)).To(BeFalse(), "before the CRDs are installed")
+		_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+			Paths: []string{repo.PrometheusOperatorCRDDir()}, ErrorIfPathMissing: true,
+		})
+		Expect(err).NotTo(HaveOccurred(), "run make prometheus-operator-crds (or make test)")
+		Eventually(func() (bool, error) { return controllers.PrometheusOperatorServed(dc) }, timeout, interval).Should(BeTrue())
+
+		op.stop()
+		opts := suiteOptions()
+		opts.PrometheusOperator = true
+		op = startOperator(opts)
+		DeferCleanup(func() {
+			op.stop()
+			op = startOperator(suiteOptions())
+		})
+	})
+
+	podMonitorOf := func(g Gomega, mc *cachev1.Memcached) *monitoringv1.PodMonitor {
+		pm := &monitoringv1.PodMonitor{}
+		g.Expect(k8s.Get(ctx, key(mc), pm)).To(Succeed())
+		return pm
+	}
+	ruleOf := func(g Gomega, mc *cachev1.Memcached) *monitoringv1.PrometheusRule {
+		r := &monitoringv1.PrometheusRule{}
+		g.Expect(k8s.Get(ctx, key(mc), r)).To(Succeed())
+		return r
+	}
+	containersOf := func(g Gomega, mc *cachev1.Memcached) []string {
+		d := &appsv1.Deployment{}
+		g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+		var names []string
+		for _, c := range d.Spec.Template.Spec.Containers {
+			names = append(names, c.Name)
+		}
+		return names
+	}
+	// gone checks that mc has no object of obj's type.
+	gone := func(obj client.Object, mc *cachev1.Memcached) func() error {
+		return func() error { return k8s.Get(ctx, key(mc), obj) }
+	}
+
+	It("gives a monitored Memcached a PodMonitor of its exporters and its alerts, both its own", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(2), gen.WithMonitoring(true))
+		eventuallyAvailable(mc, 2)
+		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
+		Eventually(containersOf).WithArguments(mc).Should(Equal([]string{"memcached", monitoring.ExporterContainer}))
+
+		pm := podMonitorOf(Default, mc)
+		Expect(metav1.IsControlledBy(pm, mc)).To(BeTrue())
+		Expect(pm.Spec).To(Equal(monitoring.PodMonitorSpec(mc.Name, operand.SelectorLabels(mc.Name))))
+		Expect(pm.Spec.PodMetricsEndpoints[0].RelabelConfigs).To(ConsistOf(HaveField("TargetLabel", "memcached")))
+		rule := ruleOf(Default, mc)
+		Expect(metav1.IsControlledBy(rule, mc)).To(BeTrue())
+		Expect(rule.Spec).To(Equal(monitoring.Rules(mc.Namespace, mc.Name)))
+
+		By("writing neither again when the Memcached changes in nothing they hold")
+		path := func(resource string) string {
+			return "/apis/" + monitoringv1.SchemeGroupVersion.String() + "/namespaces/" + mc.Namespace + "/" + resource + "/" + mc.Name
+		}
+		pmWrites, ruleWrites := op.requests.To(http.MethodPatch, path(monitoringv1.PodMonitorName)),
+			op.requests.To(http.MethodPatch, path(monitoringv1.PrometheusRuleName))
+		Expect(pmWrites).To(Equal(1), "the PodMonitor's creation")
+		Expect(ruleWrites).To(Equal(1), "the PrometheusRule's creation")
+		before := reconciles()
+		setSize(mc, 3)
+		settled(before, 1)
+		eventuallyAvailable(mc, 3)
+		Expect(op.requests.To(http.MethodPatch, path(monitoringv1.PodMonitorName))).To(Equal(pmWrites))
+		Expect(op.requests.To(http.MethodPatch, path(monitoringv1.PrometheusRuleName))).To(Equal(ruleWrites))
+	})
+
+	It("repairs a hand edit and recreates a deleted one", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(1), gen.WithMonitoring(true))
+		eventuallyAvailable(mc, 1)
+
+		pm := podMonitorOf(Default, mc)
+		pm.Spec.PodMetricsEndpoints[0].Interval = "5m"
+		pm.Spec.PodMetricsEndpoints[0].RelabelConfigs = nil
+		Expect(k8s.Update(ctx, pm)).To(Succeed())
+		Eventually(func(g Gomega) monitoringv1.PodMonitorSpec { return podMonitorOf(g, mc).Spec }, timeout, interval).
+			Should(Equal(monitoring.PodMonitorSpec(mc.Name, operand.SelectorLabels(mc.Name))))
+
+		rule := ruleOf(Default, mc)
+		rule.Spec.Groups = nil
+		Expect(k8s.Update(ctx, rule)).To(Succeed())
+		Eventually(func(g Gomega) monitoringv1.PrometheusRuleSpec { return ruleOf(g, mc).Spec }, timeout, interval).
+			Should(Equal(monitoring.Rules(mc.Namespace, mc.Name)))
+
+		Expect(k8s.Delete(ctx, ruleOf(Default, mc))).To(Succeed())
+		Eventually(func(g Gomega) apitypes.UID { return ruleOf(g, mc).UID }, timeout, interval).ShouldNot(Equal(rule.UID))
+		Eventually(eventsOf(mc), timeout, interval).Should(ContainElements(
+			"Repaired: undid a change to the PodMonitor that the Memcached does not ask for",
+			"Repaired: undid a change to the PrometheusRule that the Memcached does not ask for",
+			"Repaired: recreated the PrometheusRule, which had been deleted"))
+	})
+
+	It("removes both and the exporter when monitoring is turned off, and makes none for a Memcached without it", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(1), gen.WithMonitoring(true))
+		eventuallyAvailable(mc, 1)
+		Eventually(gone(&monitoringv1.PodMonitor{}, mc), timeout, interval).Should(Succeed())
+
+		Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name), client.RawPatch("application/merge-patch+json",
+			[]byte(`{"spec":{"monitoring":{"enabled":false}}}`)))).To(Succeed())
+		Eventually(gone(&monitoringv1.PodMonitor{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(gone(&monitoringv1.PrometheusRule{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(containersOf).WithArguments(mc).Should(Equal([]string{"memcached"}))
+
+		// Stored before the operator offered monitoring: no webhook runs in
+		// this suite, so the field stays absent, as on an upgrade.
+		old := createMemcached(watchedNS, gen.WithSize(1))
+		eventuallyAvailable(old, 1)
+		Expect(gone(&monitoringv1.PodMonitor{}, old)()).To(Satisfy(apierrors.IsNotFound))
+		Expect(gone(&monitoringv1.PrometheusRule{}, old)()).To(Satisfy(apierrors.IsNotFound))
+		Expect(containersOf(Default, old)).To(Equal([]string{"memcached"}))
+	})
+
+	It("leaves someone else's PodMonitor of the same name alone and says so", func() {
+		theirs := &monitoringv1.PodMonitor{
+			ObjectMeta: metav1.ObjectMeta{Namespace: watchedNS, Name: "their-monitor"},
+			Spec:       monitoringv1.PodMonitorSpec{PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("web")}}},
+		}
+		Expect(k8s.Create(ctx, theirs)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+		mc := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(1), gen.WithMonitoring(true))
+		Expect(k8s.Create(ctx, mc)).To(Succeed())
+		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+		Eventually(degradedOf(mc), timeout, interval).Should(
+			condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse("PodMonitor", theirs.Name)))
+		Expect(gone(&appsv1.Deployment{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
+		Expect(gone(&corev1.Service{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
+		expectUntouched(theirs)
+	})
+})
