@@ -136,8 +136,8 @@ GO_TEST = go test -json
 TEST_REPORTER = | go run ./hack/testreport
 
 .PHONY: test
-test: manifests generate fmt vet control-plane memcached prometheus-operator-crds ## Run the unit and integration tests against the built control plane.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
+test: manifests generate fmt vet control-plane memcached prometheus-operator-crds promtool ## Run the unit and integration tests against the built control plane, and the alerting rules' promtool tests.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" PROMTOOL="$(PROMTOOL)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
 .PHONY: test-e2e
 test-e2e: manifests generate kustomize $(LOCAL_CLUSTER_TOOLS) ## The kubectl apply install path on a local cluster, with cert-manager's controllers, and make run as a new user runs it (on the real node as root).

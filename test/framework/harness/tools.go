@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -17,12 +16,7 @@ import (
 
 // Tool is the path of a tool the Makefile builds: $NAME (upper case) when
 // set, as `make` passes them, or bin/name.
-func Tool(name string) string {
-	if p := os.Getenv(strings.ToUpper(name)); p != "" {
-		return p
-	}
-	return filepath.Join(repo.Root(), "bin", name)
-}
+func Tool(name string) string { return repo.Tool(name) }
 
 // RequireTools fails the spec, naming the make target, unless every named
 // tool is built. A missing prerequisite is a failure, never a skip: a

@@ -49,6 +49,15 @@ func PrometheusOperatorCRDDir() string {
 // BinDir is where the Makefile puts the tools it builds.
 func BinDir() string { return filepath.Join(Root(), "bin") }
 
+// Tool is the path of a tool the Makefile builds: $NAME (upper case) when
+// set, as `make` passes them, or bin/name.
+func Tool(name string) string {
+	if p := os.Getenv(strings.ToUpper(name)); p != "" {
+		return p
+	}
+	return filepath.Join(BinDir(), name)
+}
+
 // kubernetesModuleFile is the wrapper module that builds the control plane.
 // Its requirement of k8s.io/kubernetes is the project's one statement of the
 // Kubernetes version: hack/tools.mk reads it too.
