@@ -12,9 +12,10 @@ import (
 )
 
 // promtool runs bin/promtool (`make promtool` builds it; make test depends on
-// it) with args in dir and returns its output. A missing promtool fails the
-// test, never skips it: a skipped rule test would print ok.
-func promtool(t *testing.T, dir string, args ...string) string {
+// it) with args in dir, and fails the test with promtool's output when it
+// fails. A missing promtool fails the test, never skips it: a skipped rule
+// test would print ok.
+func promtool(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	path := repo.Tool("promtool")
 	if _, err := os.Stat(path); err != nil {
@@ -26,7 +27,6 @@ func promtool(t *testing.T, dir string, args ...string) string {
 	if err != nil {
 		t.Fatalf("promtool %v: %v\n%s", args, err, out)
 	}
-	return string(out)
 }
 
 // writeYAML writes v as YAML to dir/name and returns the path.
