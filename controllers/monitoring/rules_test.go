@@ -3,10 +3,13 @@ package monitoring
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/test/framework/repo"
@@ -79,6 +82,47 @@ func TestRulesReadOnlyTheirMemcached(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReconcileErrorWindowOutlastsRetryDelay ties
+// MemcachedOperatorReconcileErrors to the retry delays of controller-runtime's
+// default rate limiter, which the operator's controller uses: the window of
+// its increase() must outlast the longest delay, or an object that keeps
+// failing would leave windows without a failure and the alert would never
+// fire; its `for` must outlast the window, or one failure would fire it.
+func TestReconcileErrorWindowOutlastsRetryDelay(t *testing.T) {
+	limiter := workqueue.DefaultTypedControllerRateLimiter[string]()
+	var longest time.Duration
+	for range 100 {
+		longest = max(longest, limiter.When("failing"))
+	}
+	for _, g := range operatorRules(t).Spec.Groups {
+		for _, r := range g.Rules {
+			if r.Alert != "MemcachedOperatorReconcileErrors" {
+				continue
+			}
+			m := regexp.MustCompile(`\[(\w+)\]`).FindStringSubmatch(r.Expr.String())
+			if m == nil {
+				t.Fatalf("no range in %s", r.Expr.String())
+			}
+			window, err := time.ParseDuration(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			forDuration, err := time.ParseDuration(string(*r.For))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if window <= longest {
+				t.Errorf("window %v does not outlast the longest retry delay %v", window, longest)
+			}
+			if forDuration <= window {
+				t.Errorf("for %v does not outlast the window %v", forDuration, window)
+			}
+			return
+		}
+	}
+	t.Fatal("no MemcachedOperatorReconcileErrors in " + operatorRulesFile)
 }
 
 // operatorRules reads config/prometheus/rules.yaml.
