@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 
 	configv1 "github.com/openshift/api/config/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -15,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -180,7 +183,11 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 	log.Info("configuration", "platform", apis.platform, "clusterTLSProfile", apis.clusterTLS,
 		"prometheusOperator", apis.prometheusOperator, "watchNamespaces", o.watchNamespaces, "sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
 		"metricsCertPath", o.metricsCertPath)
-	err := controllers.NewMemcachedReconciler(mgr, controllers.Options{
+	reconcilerMetrics, err := registerReconcilerMetrics(metrics.Registry)
+	if err != nil {
+		return err
+	}
+	err = controllers.NewMemcachedReconciler(mgr, controllers.Options{
 		Image:              o.memcachedImage,
 		TLSReloaderImage:   o.tlsReloaderImage,
 		ExporterImage:      o.exporterImage,
@@ -192,11 +199,30 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 		MaxSize:            o.sizePolicy.Max,
 		Platform:           apis.platform,
 		Workers:            o.workers,
+		Metrics:            reconcilerMetrics,
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)
 	}
 	return nil
+}
+
+// registerReconcilerMetrics registers the reconciler's metrics on reg, which
+// the manager's /metrics serves (controller-runtime's registry), or returns
+// those registered by an earlier manager of this process: the registry is
+// the process's, the manager is not.
+func registerReconcilerMetrics(reg prometheus.Registerer) (*controllers.Metrics, error) {
+	m := controllers.NewMetrics()
+	err := reg.Register(m)
+	if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
+		if existing, ok := are.ExistingCollector.(*controllers.Metrics); ok {
+			return existing, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registering the reconciler's metrics: %w", err)
+	}
+	return m, nil
 }
 
 // setupWebhooks registers the Memcached webhooks and what keeps their

@@ -51,6 +51,9 @@ var (
 	op *operator
 	// operatorLogs holds every line the operators log, debug lines included.
 	operatorLogs = &logRecorder{}
+	// reconcilerMetrics are the metrics every operator of the suite reports
+	// to, one for the process as main.go registers one.
+	reconcilerMetrics = controllers.NewMetrics()
 )
 
 func TestControllers(t *testing.T) {
@@ -100,9 +103,9 @@ type operator struct {
 }
 
 // suiteOptions are the reconciler's options in the suite: the default size
-// policy, and more than one worker, as in production.
+// policy, more than one worker, and one Metrics, as in production.
 func suiteOptions() controllers.Options {
-	return controllers.Options{DefaultSize: 3, MinSize: 1, MaxSize: 16, Workers: 4}
+	return controllers.Options{DefaultSize: 3, MinSize: 1, MaxSize: 16, Workers: 4, Metrics: reconcilerMetrics}
 }
 
 // startOperator runs the reconciler with opts, watching watchedNS, as

@@ -126,6 +126,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if apierrors.IsNotFound(err) {
 			r.pacer.forget(req.NamespacedName)
 			r.owned.forget(req.NamespacedName)
+			r.opts.Metrics.clearBlocked(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -138,8 +139,13 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	switch {
 	case errors.As(writeErr, &blocked):
 		r.reportBlocked(ctx, mc, blocked)
+		r.opts.Metrics.setBlocked(req.NamespacedName, blocked.reason)
 	case writeErr != nil:
+		// Whether mc is still blocked is unknown until a write gets
+		// through: its series stays as it was.
 		r.recorder.Eventf(mc, nil, corev1.EventTypeWarning, eventFailed, "Reconcile", "%v", writeErr)
+	default:
+		r.opts.Metrics.clearBlocked(req.NamespacedName)
 	}
 
 	pods := &corev1.PodList{}

@@ -79,6 +79,11 @@ type Options struct {
 	// written to status; its end and failures are written at once.
 	// Defaults to ten seconds.
 	ProgressInterval time.Duration
+
+	// Metrics is where the reconciler reports which Memcached are blocked;
+	// package main registers it for /metrics. Defaults to a Metrics of the
+	// reconciler's own, which nothing collects.
+	Metrics *Metrics
 }
 
 // withDefaults returns o with the zero values filled in.
@@ -106,6 +111,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProgressInterval == 0 {
 		o.ProgressInterval = defaultProgressInterval
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
 	}
 	return o
 }
