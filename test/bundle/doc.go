@@ -14,6 +14,9 @@
 //   - What OLM and OperatorHub read from the CSV is checked: the
 //     feature annotations, install modes, related images and a manager
 //     Deployment that runs on OLM's webhook certificate alone.
+//   - No ServiceMonitor or PodMonitor under config/ or bundle/ (nor a JSON
+//     patch that may target one) names a file or skips TLS verification,
+//     which OpenShift's user-workload monitoring refuses.
 //
 // When one fails after a change under config/ or api/, run `make bundle` and
 // commit bundle/ and bundle.Dockerfile with the change.
