@@ -140,7 +140,7 @@ test: manifests generate fmt vet control-plane memcached prometheus-operator-crd
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" PROMTOOL="$(PROMTOOL)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
 .PHONY: test-e2e
-test-e2e: manifests generate kustomize $(LOCAL_CLUSTER_TOOLS) ## The kubectl apply install path on a local cluster, with cert-manager's controllers, and make run as a new user runs it (on the real node as root).
+test-e2e: manifests generate kustomize prometheus-operator-crds $(LOCAL_CLUSTER_TOOLS) ## The kubectl apply install path on a local cluster, with cert-manager's controllers and the Prometheus Operator's CRDs (the operator's ServiceMonitor scraped as it says), and make run as a new user runs it (on the real node as root).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-faults

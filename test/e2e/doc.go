@@ -13,6 +13,14 @@ and renewing the webhook certificate:
     binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
+  - The operator's ServiceMonitor: with the Prometheus Operator's CRDs
+    installed (generated from its API module, `make prometheus-operator-crds`),
+    `kubectl apply -k config/prometheus` is accepted, and a scrape made
+    only from what the ServiceMonitor names (the token of its
+    authorization Secret, the CA of its tlsConfig Secret, its serverName,
+    the port of the Service it selects) gets 200 over verified TLS, with
+    memcached_operator_memcached_blocked of a Memcached blocked by a name
+    clash; another server name fails verification.
   - A Memcached serving TLS from the Certificate of docs/tls/certificate.yaml,
     applied as docs/tls.md says: its Secret verifies for the Service and
     every pod's record, and a cert-manager renewal leaves the Deployment and

@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
 	"math/big"
+	"net/http"
 	"path/filepath"
 	"time"
 
@@ -13,18 +15,22 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -187,6 +193,67 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 			g.Expect(got.Status.Nodes).To(HaveLen(int(want)))
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 		GinkgoWriter.Printf("Memcached reconciled (%d ready pods, status.nodes filled) in %s\n", want, time.Since(start).Round(time.Millisecond))
+	}, SpecTimeout(3*time.Minute))
+
+	It("is scraped as config/prometheus's ServiceMonitor says, with a token from its Secret, over TLS verified for the Service", func(ctx SpecContext) {
+		Expect(operator).NotTo(BeNil(), "needs the previous spec")
+
+		By("installing the Prometheus Operator's CRDs, generated from its API module")
+		_, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+			Paths: []string{repo.PrometheusOperatorCRDDir()}, ErrorIfPathMissing: true,
+		})
+		Expect(err).NotTo(HaveOccurred(), "run make prometheus-operator-crds")
+
+		By("applying config/prometheus with kubectl apply -k, as docs/monitoring.md says")
+		Expect(kubectl(ctx, nil, "apply", "-k", filepath.Join(repo.Root(), "config", "prometheus"))).Error().NotTo(HaveOccurred())
+
+		By("blocking a Memcached: someone else's Service has its name")
+		theirs := gen.UnrelatedService(testNamespace, "taken")
+		Expect(k8s.Create(ctx, theirs)).To(Succeed())
+		mc := gen.Memcached(testNamespace, "taken", gen.WithSize(1))
+		Expect(k8s.Create(ctx, mc)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(k8s.Delete(ctx, mc)).To(Succeed())
+			Expect(k8s.Delete(ctx, theirs)).To(Succeed())
+		})
+
+		By("reading the ServiceMonitor back from the API server, and what it names")
+		var monitors monitoringv1.ServiceMonitorList
+		Expect(k8s.List(ctx, &monitors)).To(Succeed())
+		Expect(monitors.Items).To(HaveLen(1))
+		var s *monitorScrape
+		Eventually(func(g Gomega) {
+			s = scrapeFromMonitor(ctx, g, &monitors.Items[0], operator.Ports().Metrics)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		Expect(":"+s.servicePort.TargetPort.String()).To(Equal(install.managerArg("metrics-bind-address")),
+			"the Service's port leads to the manager's metrics server")
+
+		By("scraping: 200 over verified TLS, with the blocked Memcached's series")
+		var served []byte
+		Eventually(func(g Gomega) {
+			// cert-manager may have issued the metrics certificate again
+			// since the operator started: update its files as kubelet
+			// updates a mounted Secret, or the CA in the Secret would not
+			// be the one the served certificate chains to.
+			mounted := getSecretG(ctx, g, metricsCert.Namespace, metricsCert.Spec.SecretName)
+			if !bytes.Equal(mounted.Data["tls.crt"], served) {
+				g.Expect(secretvolume.Write(metricsCertDir(), mounted.Data)).To(Succeed())
+				served = mounted.Data["tls.crt"]
+			}
+			code, body, err := s.get(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusOK), "body: %.300s", body)
+			m, err := scrape.Parse(body)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(m.Sum("memcached_operator_memcached_blocked", map[string]string{
+				"namespace": testNamespace, "name": mc.Name, "reason": cachev1.ReasonNameInUse,
+			})).To(Equal(1.0), "memcached_operator_memcached_blocked of %s/%s", testNamespace, mc.Name)
+		}).WithContext(ctx).WithTimeout(60 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		By("checking that the scrape verifies the server: another server name fails")
+		s.serverName = "another." + s.serverName
+		_, _, err = s.get(ctx)
+		Expect(verificationError(err)).To(Succeed())
 	}, SpecTimeout(3*time.Minute))
 
 	It("renews the certificate through cert-manager; the webhook serves the new one without a restart", func(ctx SpecContext) {

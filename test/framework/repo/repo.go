@@ -40,12 +40,6 @@ func ModuleDir(path string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// PrometheusOperatorCRDDir is where `make prometheus-operator-crds` puts
-// the Prometheus Operator's CRDs.
-func PrometheusOperatorCRDDir() string {
-	return filepath.Join(BinDir(), "crds", "prometheus-operator")
-}
-
 // BinDir is where the Makefile puts the tools it builds.
 func BinDir() string { return filepath.Join(Root(), "bin") }
 
@@ -100,4 +94,41 @@ func ControlPlaneDir() string {
 		return dir
 	}
 	return filepath.Join(BinDir(), "k8s", KubernetesVersion())
+}
+
+// prometheusOperatorAPI is the module of the Prometheus Operator's API types;
+// the version go.mod requires is the version of the CRDs tests install.
+const prometheusOperatorAPI = "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring"
+
+var prometheusOperatorVersion = sync.OnceValues(func() (string, error) {
+	path := filepath.Join(Root(), "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range f.Require {
+		if r.Mod.Path == prometheusOperatorAPI {
+			return r.Mod.Version, nil
+		}
+	}
+	return "", fmt.Errorf("%s does not require %s", path, prometheusOperatorAPI)
+})
+
+// PrometheusOperatorCRDDir is where `make prometheus-operator-crds` puts the
+// Prometheus Operator's CRDs (monitoring.coreos.com/v1): the value of
+// PROMETHEUS_OPERATOR_CRDS when set (make sets it), else
+// bin/crds/prometheus-operator-<version go.mod requires>.
+func PrometheusOperatorCRDDir() string {
+	if dir := os.Getenv("PROMETHEUS_OPERATOR_CRDS"); dir != "" {
+		return dir
+	}
+	v, err := prometheusOperatorVersion()
+	if err != nil {
+		panic("repo: " + err.Error())
+	}
+	return filepath.Join(BinDir(), "crds", "prometheus-operator-"+v)
 }
