@@ -204,7 +204,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		})
 		Expect(err).NotTo(HaveOccurred(), "run make prometheus-operator-crds")
 
-		By("applying config/prometheus with kubectl apply -k, as docs/monitoring.md says")
+		By("applying config/prometheus with kubectl apply -k, as docs/operator-metrics.md says")
 		Expect(kubectl(ctx, nil, "apply", "-k", filepath.Join(repo.Root(), "config", "prometheus"))).Error().NotTo(HaveOccurred())
 
 		By("blocking a Memcached: someone else's Service has its name")
