@@ -42,7 +42,7 @@ type monitorScrape struct {
 func scrapeFromMonitor(ctx context.Context, g Gomega, sm *monitoringv1.ServiceMonitor, metricsPort int) *monitorScrape {
 	g.Expect(sm.Spec.Endpoints).To(HaveLen(1))
 	ep := sm.Spec.Endpoints[0]
-	g.Expect(ep.BearerTokenFile).To(BeEmpty(), "bearerTokenFile")
+	g.Expect(ep.BearerTokenFile).To(BeEmpty(), "bearerTokenFile") //nolint:staticcheck // deprecated, and what must be absent
 	g.Expect(ep.Scheme).To(HaveValue(BeEquivalentTo("https")))
 	g.Expect(ep.Authorization).NotTo(BeNil(), "authorization")
 	g.Expect(ep.Authorization.Type).To(Equal("Bearer"))
