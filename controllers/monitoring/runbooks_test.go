@@ -20,7 +20,8 @@ var runbookSections = []string{"## Meaning", "## Diagnosis", "## Mitigation"}
 
 // TestEveryAlertHasRunbookAndTest checks that every alert, a Memcached's or
 // the operator's, has a runbook with its sections and is expected to fire by
-// some promtool test in testdata, and that every runbook is an alert's.
+// some promtool test in testdata and listed in docs/monitoring.md, and that
+// every runbook is an alert's.
 func TestEveryAlertHasRunbookAndTest(t *testing.T) {
 	tested := firedInTests(t)
 	alerts := map[string]bool{}
@@ -34,6 +35,16 @@ func TestEveryAlertHasRunbookAndTest(t *testing.T) {
 		}
 		if !tested[a.Alert] {
 			t.Errorf("alert %s fires in no promtool test (exp_alerts) in testdata", a.Alert)
+		}
+	}
+	// docs/monitoring.md lists them all, linking each runbook.
+	doc, err := os.ReadFile(filepath.Join(repo.Root(), "docs", "monitoring.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range alerts {
+		if link := "[" + a + "](monitoring/runbooks/" + a + ".md)"; !strings.Contains(string(doc), link) {
+			t.Errorf("docs/monitoring.md does not list alert %s as %s", a, link)
 		}
 	}
 	files, err := filepath.Glob(filepath.Join(runbookDir, "*.md"))
