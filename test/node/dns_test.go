@@ -1,9 +1,13 @@
 package node
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,6 +24,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // The cluster's DNS (CoreDNS on the real node, see localcluster) as a
@@ -122,6 +127,33 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, func() {
 		AddReportEntry("the README's client, through "+got.Status.Endpoint, string(out))
 		Expect(string(out)).To(HavePrefix("STORED\r\nVALUE greeting 0 5\r\nhello\r\nEND\r\n"))
 	}, SpecTimeout(2*time.Minute))
+
+	It("shows a pod's metrics through kubectl port-forward, as the README does", func(ctx SpecContext) {
+		// The README forwards local port 9150; any free one stands for it
+		// here, and kubectl says which.
+		pf := exec.CommandContext(ctx, harness.Tool("kubectl"), "--kubeconfig", c.KubeconfigPath(),
+			"-n", ns, "port-forward", "pod/"+pods[0].Name, ":9150")
+		stdout, err := pf.StdoutPipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pf.Start()).To(Succeed())
+		DeferCleanup(func() { _ = pf.Process.Kill(); _ = pf.Wait() })
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		Expect(err).NotTo(HaveOccurred())
+		var port int
+		_, err = fmt.Sscanf(line, "Forwarding from 127.0.0.1:%d -> 9150", &port)
+		Expect(err).NotTo(HaveOccurred(), "kubectl said %q", line)
+
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = resp.Body.Close() }()
+		body, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		m, err := scrape.Parse(string(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Sum("memcached_up", nil)).To(Equal(1.0), "the exporter of pod %s reaches its memcached", pods[0].Name)
+		_, hasItems := m["memcached_current_items"]
+		Expect(hasItems).To(BeTrue(), "the README greps memcached_current_items")
+	}, SpecTimeout(time.Minute))
 
 	It("refuses names outside the cluster's domain instead of forwarding them", func(ctx SpecContext) {
 		out, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", ns, "exec", clientPod, "--", "nslookup", "-type=a", "example.com.")
