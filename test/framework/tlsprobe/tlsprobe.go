@@ -1,0 +1,36 @@
+package tlsprobe
+
+import (
+	"context"
+	"crypto/tls"
+	"time"
+)
+
+// Offer is what the client offers.
+type Offer struct {
+	// MaxVersion is the highest version offered (0: TLS 1.3); every version
+	// from TLS 1.0 up to it is offered.
+	MaxVersion uint16
+	// CipherSuites are the TLS 1.2-and-older suites offered (nil: Go's
+	// defaults). TLS 1.3 suites cannot be chosen in Go.
+	CipherSuites []uint16
+}
+
+// Handshake connects to addr, completes a handshake offering o, and returns
+// what was agreed; an error means the server refused (or was not there).
+func Handshake(ctx context.Context, addr string, o Offer) (tls.ConnectionState, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{
+		MinVersion:         tls.VersionTLS10,
+		MaxVersion:         o.MaxVersion,
+		CipherSuites:       o.CipherSuites,
+		InsecureSkipVerify: true, //nolint:gosec // see the package doc
+	}}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return tls.ConnectionState{}, err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.(*tls.Conn).ConnectionState(), nil
+}
