@@ -71,8 +71,12 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 	if err != nil {
 		return err
 	}
-	mgr, err := newManager(o, cfg, apis, metricsCerts, webhookCerts, stopping)
+	serving := tlsprofile.NewServing(o.tlsOverrides)
+	mgr, err := newManager(o, cfg, apis, serverTLS{metricsCerts, webhookCerts, serving}, stopping)
 	if err != nil {
+		return err
+	}
+	if err := followClusterTLS(ctx, mgr, apis, serving); err != nil {
 		return err
 	}
 	if err := setupController(mgr, o, apis); err != nil {
@@ -93,9 +97,15 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 	return mgr.Start(ctx)
 }
 
+// serverTLS is where the TLS servers get their certificates and settings.
+type serverTLS struct {
+	metricsCerts, webhookCerts certs.Source
+	serving                    *tlsprofile.Serving
+}
+
 // newManager makes the manager and its servers: metrics, webhooks (drained
 // on SIGTERM by stopping) and health probes.
-func newManager(o options, cfg *rest.Config, apis servedAPIs, metricsCerts, webhookCerts certs.Source, stopping *drain.Drain) (manager.Manager, error) {
+func newManager(o options, cfg *rest.Config, apis servedAPIs, st serverTLS, stopping *drain.Drain) (manager.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))
@@ -104,7 +114,7 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, metricsCerts, webh
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
-		TLSOpts:       o.tlsOptions(metricsCerts),
+		TLSOpts:       o.tlsOptions(st.metricsCerts, st.serving),
 	}
 	if o.secureMetrics {
 		metricsOpts.FilterProvider = metricsauth.Filter
@@ -114,7 +124,7 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, metricsCerts, webh
 		Cache:   controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator),
 		Metrics: metricsOpts,
 		WebhookServer: admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
-			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(webhookCerts),
+			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(st.webhookCerts, st.serving),
 		})}, admissionlimit.Options{}),
 		HealthProbeBindAddress:  o.probeAddr,
 		PprofBindAddress:        o.pprofAddr,
@@ -132,18 +142,38 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, metricsCerts, webh
 }
 
 // tlsOptions are a server's TLS settings with src's certificate (nil: the
-// server's own). TLS 1.2 at least, stated rather than left to Go's default
-// (which a GODEBUG setting can lower). HTTP/2 stays off unless asked for:
-// its stream-reset flood (CVE-2023-44487) reaches every server that speaks it.
-func (o options) tlsOptions(src certs.Source) []func(*tls.Config) {
-	opts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+// server's own), and the versions and ciphers serving holds at each
+// handshake (the cluster's profile, or the flags). HTTP/2 stays off unless
+// asked for: its stream-reset flood (CVE-2023-44487) reaches every server
+// that speaks it.
+func (o options) tlsOptions(src certs.Source, serving *tlsprofile.Serving) []func(*tls.Config) {
+	var opts []func(*tls.Config)
 	if src != nil {
 		opts = append(opts, src.ConfigureTLS)
 	}
 	if !o.enableHTTP2 {
 		opts = append(opts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
-	return opts
+	return append(opts, serving.ConfigureTLS)
+}
+
+// followClusterTLS puts serving on the cluster's TLS profile before any
+// server starts, and keeps it there while the manager runs; where the
+// cluster has no profile, serving stays on Intermediate.
+func followClusterTLS(ctx context.Context, mgr manager.Manager, apis servedAPIs, serving *tlsprofile.Serving) error {
+	log := ctrl.Log.WithName("tls-profile")
+	if !apis.clusterTLS {
+		log.Info("no cluster TLS security profile (apiservers.config.openshift.io is not served): serving Intermediate",
+			"settings", serving.Settings().String())
+		return nil
+	}
+	p, err := tlsprofile.Read(ctx, mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
+	now, _, ignored := serving.Set(p)
+	log.Info("following the cluster's TLS security profile", "settings", now.String(), "ignored", ignored)
+	return mgr.Add(tlsprofile.Follower{Serving: serving, Informers: mgr.GetCache(), Log: log})
 }
 
 // servedAPIs is what the API server serves that changes what the operator
@@ -182,7 +212,7 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 	}
 	log.Info("configuration", "platform", apis.platform, "clusterTLSProfile", apis.clusterTLS,
 		"prometheusOperator", apis.prometheusOperator, "watchNamespaces", o.watchNamespaces, "sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
-		"metricsCertPath", o.metricsCertPath)
+		"metricsCertPath", o.metricsCertPath, "tlsFlags", o.tlsOverrides.String())
 	reconcilerMetrics, err := registerReconcilerMetrics(metrics.Registry)
 	if err != nil {
 		return err

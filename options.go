@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -46,6 +47,9 @@ type options struct {
 	webhookCertDir       string
 	webhookManifestsPath string
 	metricsCertPath      string
+	// tlsOverrides win over the cluster's TLS profile (package
+	// certs/tlsprofile) on the webhook and metrics servers.
+	tlsOverrides tlsprofile.Overrides
 
 	// From the environment, as OLM sets it.
 	watchNamespaces []string
@@ -73,7 +77,7 @@ func parseOptions(args []string) (options, error) {
 		return o, err
 	}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	webhookCertMode := o.bindFlags(fs)
+	webhookCertMode, tlsFlags := o.bindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -83,6 +87,9 @@ func parseOptions(args []string) (options, error) {
 	var err error
 	if o.webhookCertMode, err = certs.ParseMode(*webhookCertMode); err != nil {
 		return o, fmt.Errorf("--webhook-cert-mode: %w", err)
+	}
+	if o.tlsOverrides, err = tlsprofile.ParseOverrides(tlsFlags.minVersion, tlsFlags.cipherSuites); err != nil {
+		return o, fmt.Errorf("--tls-min-version=%q --tls-cipher-suites=%q: %w", tlsFlags.minVersion, tlsFlags.cipherSuites, err)
 	}
 	if o.shutdownDelay < 0 {
 		return o, fmt.Errorf("--shutdown-delay=%s: must not be negative", o.shutdownDelay)
@@ -117,11 +124,27 @@ func (o *options) sizePolicyFromEnv() error {
 	return nil
 }
 
-// bindFlags defines the manager's flags on fs. It returns the webhook
-// certificate mode's flag, which is parsed after fs.
-func (o *options) bindFlags(fs *flag.FlagSet) *string {
+// bindFlags defines the manager's flags on fs. It returns the flags that
+// are parsed after fs: the webhook certificate mode and the TLS overrides.
+func (o *options) bindFlags(fs *flag.FlagSet) (*string, *tlsFlags) {
 	o.bindManagerFlags(fs)
-	return o.bindServerFlags(fs)
+	return o.bindServerFlags(fs), bindTLSFlags(fs)
+}
+
+// tlsFlags are the servers' TLS overrides as given, in kube-apiserver's
+// names and forms.
+type tlsFlags struct{ minVersion, cipherSuites string }
+
+func bindTLSFlags(fs *flag.FlagSet) *tlsFlags {
+	f := &tlsFlags{}
+	fs.StringVar(&f.minVersion, "tls-min-version", "",
+		"Minimum TLS version of the webhook and metrics servers: VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13. "+
+			"Empty: the cluster's TLS security profile (OpenShift's APIServer \"cluster\"), Intermediate (TLS 1.2) where there is none.")
+	fs.StringVar(&f.cipherSuites, "tls-cipher-suites", "",
+		"Comma-separated TLS 1.2 cipher suites of the webhook and metrics servers, by IANA name as Go names them "+
+			"(e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256). Empty: the cluster's TLS security profile's. TLS 1.3 suites "+
+			"cannot be chosen in Go: all three are always offered.")
+	return f
 }
 
 // bindServerFlags defines the flags of the metrics, probe, profiler and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"strings"
 	"testing"
 
@@ -102,5 +103,29 @@ func TestParseOptionsEnvironment(t *testing.T) {
 					o.watchNamespaces, tt.wantWebhooks, tt.wantImage, tt.wantNamespaces)
 			}
 		})
+	}
+}
+
+// The TLS flags take kube-apiserver's names and forms; a value that names
+// nothing, or would change nothing, stops the operator at start.
+func TestParseOptionsTLS(t *testing.T) {
+	o, err := parseOptions([]string{"--tls-min-version=VersionTLS12", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.tlsOverrides.MinVersion != tls.VersionTLS12 || !cmp.Equal(o.tlsOverrides.CipherSuites, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}) {
+		t.Errorf("overrides = %+v", o.tlsOverrides)
+	}
+	if o, err := parseOptions(nil); err != nil || o.tlsOverrides.MinVersion != 0 || o.tlsOverrides.CipherSuites != nil {
+		t.Errorf("no flags: overrides %+v, %v; want none, to follow the cluster's profile", o.tlsOverrides, err)
+	}
+	for args, wantErr := range map[string]string{
+		"--tls-min-version=1.2":                           `--tls-min-version="1.2" --tls-cipher-suites="": min version "1.2": want one of VersionTLS10`,
+		"--tls-cipher-suites=ECDHE-RSA-AES256-GCM-SHA384": "Cipher suite ECDHE-RSA-AES256-GCM-SHA384 not supported",
+		"--tls-cipher-suites=TLS_AES_128_GCM_SHA256":      "TLS 1.3 suite",
+	} {
+		if _, err := parseOptions([]string{args}); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("parseOptions(%s) error = %v, want one containing %q", args, err, wantErr)
+		}
 	}
 }
