@@ -34,8 +34,9 @@ func TestCSVAnnotations(t *testing.T) {
 			"relatedImages lists every image and the operand image comes from RELATED_IMAGE_MEMCACHED; release bundles pin digests (USE_IMAGE_DIGESTS=true)"},
 		{"features.operators.openshift.io/fips-compliant", "false",
 			"the manager is built with the upstream Go toolchain, not against a FIPS-validated crypto module"},
-		{"features.operators.openshift.io/tls-profiles", "false",
-			"the servers do not follow the cluster's APIServer tlsSecurityProfile"},
+		{"features.operators.openshift.io/tls-profiles", "true",
+			"the webhook and metrics servers follow the APIServer tlsSecurityProfile, watched, Intermediate without it " +
+				"(TestServersFollowClusterTLSProfile), and memcached's TLS follows it (controllers/cluster_tls_test.go)"},
 		{"features.operators.openshift.io/token-auth-aws", "false", "the operator calls no cloud API"},
 		{"features.operators.openshift.io/token-auth-azure", "false", "the operator calls no cloud API"},
 		{"features.operators.openshift.io/token-auth-gcp", "false", "the operator calls no cloud API"},
