@@ -13,6 +13,12 @@
 //   - Operator: the manager built static from this tree, with the user,
 //     entrypoint, working directory, ports and labels of the Dockerfile's
 //     final stage, read from the Dockerfile itself.
+//   - TLSReloader: certs/tlsreloader, the TLS sidecar, as the Dockerfile's
+//     tls-reloader stage says.
+//   - MemcachedExporter: prometheus/memcached_exporter, the metrics sidecar,
+//     built static and unchanged from its Go module at the version
+//     hack/tools/memcached-exporter pins, placed and run (as nobody) as its
+//     upstream image has it.
 //
 // Every file in an image is owned by root, and every image is for this
 // machine's platform.

@@ -2,22 +2,29 @@ package images
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	ggcrname "github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
+	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
+	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // files reads back the single layer of an image archive: path -> header and
@@ -204,20 +211,95 @@ func checkImageAgainstStage(t *testing.T, img Image, stage Stage) {
 		!cmp.Equal(cfg.Labels, stage.Labels) {
 		t.Errorf("image config %+v disagrees with its stage of the Dockerfile %+v", cfg, stage)
 	}
-	entrypoint := stage.Entrypoint[0]
+	checkStaticEntrypoint(t, stage.Entrypoint[0], headers, data)
+	if !strings.Contains(string(data["/etc/passwd"]), ":65532:65532:") {
+		t.Errorf("/etc/passwd lacks the nonroot user:\n%s", data["/etc/passwd"])
+	}
+}
+
+// checkStaticEntrypoint fails unless the image holds entrypoint as an
+// executable linked statically: the images have no C library.
+func checkStaticEntrypoint(t *testing.T, entrypoint string, headers map[string]*tar.Header, data map[string][]byte) {
+	t.Helper()
 	if h := headers[entrypoint]; h == nil || h.Mode&0o111 == 0 {
 		t.Fatalf("%s missing or not executable", entrypoint)
 	}
-	f, err := elf.NewFile(strings.NewReader(string(data[entrypoint])))
+	f, err := elf.NewFile(bytes.NewReader(data[entrypoint]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			t.Errorf("%s is dynamically linked; the Dockerfile builds it with CGO_ENABLED=0", entrypoint)
+			t.Errorf("%s is dynamically linked; it must be built with CGO_ENABLED=0", entrypoint)
 		}
 	}
-	if !strings.Contains(string(data["/etc/passwd"]), ":65532:65532:") {
-		t.Errorf("/etc/passwd lacks the nonroot user:\n%s", data["/etc/passwd"])
+}
+
+// The exporter's image is upstream's memcached_exporter at the version
+// hack/tools/memcached-exporter pins, static, run by a numeric user that is
+// not root, as upstream's image runs it; and the binary in it serves
+// memcached's stats: taken out of the image and pointed at a memcached on
+// loopback (as the sidecar is in a pod), it answers memcached_up 1.
+func TestMemcachedExporterImage(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	img, err := MemcachedExporter(ctx, dir, MemcachedExporterTag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := moduleVersion(ctx, filepath.Join(repo.Root(), exporterWrapper), exporterModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, headers, data := files(t, img)
+	if cfg.User != "65534:65534" || !cmp.Equal(cfg.Entrypoint, []string{"/bin/memcached_exporter"}) {
+		t.Errorf("user %q, entrypoint %v: want nobody running /bin/memcached_exporter, as upstream's image", cfg.User, cfg.Entrypoint)
+	}
+	if _, ok := cfg.ExposedPorts["9150/tcp"]; !ok || len(cfg.ExposedPorts) != 1 {
+		t.Errorf("exposed ports %v, want 9150/tcp", cfg.ExposedPorts)
+	}
+	if cfg.Labels["org.opencontainers.image.version"] != version {
+		t.Errorf("labels %v: want the version %s pins, %s", cfg.Labels, exporterWrapper, version)
+	}
+	checkStaticEntrypoint(t, exporterBinary, headers, data)
+
+	bin := filepath.Join(dir, "from-image")
+	if err := os.WriteFile(bin, data[exporterBinary], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := memcachedproc.Start(ctx, []string{"memcached"}, filepath.Join(dir, "memcached.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(10 * time.Second) })
+	ports, err := addr.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	exporter, err := process.Start(process.Spec{Path: bin, LogPath: filepath.Join(dir, "exporter.log"),
+		Args: []string{"--memcached.address=" + srv.Addr, "--web.listen-address=" + listen}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exporter.Stop(10 * time.Second) })
+	url := "http://" + listen + "/metrics"
+	if err := exporter.WaitFor(ctx, "serving "+url, process.HTTPOK(url)); err != nil {
+		t.Fatalf("%v\n%s", err, exporter.Tail(20))
+	}
+	text, err := process.Get(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := scrape.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up := m.Sum("memcached_up", nil); up != 1 {
+		t.Errorf("memcached_up = %v, want 1\n%s", up, exporter.Tail(20))
+	}
+	want := map[string]string{"version": strings.TrimPrefix(version, "v")}
+	if m.Sum("memcached_exporter_build_info", want) != 1 {
+		t.Errorf("memcached_exporter_build_info carries no %v: %v", want, m["memcached_exporter_build_info"])
 	}
 }

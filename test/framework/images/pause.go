@@ -33,12 +33,20 @@ func Pause(ctx context.Context, dir, ref string) (Image, error) {
 // buildStatic builds a main package of this module into out, with no cgo,
 // as the Dockerfile builds the manager.
 func buildStatic(ctx context.Context, out, pkg string) error {
+	return goBuildStatic(ctx, repo.Root(), out, pkg, "-s -w")
+}
+
+// goBuildStatic builds pkg, a main package that the module in dir (this
+// one, or a wrapper module under hack/tools) builds, into out with no cgo
+// and with ldflags, using the local Go toolchain whatever the module's go
+// line says.
+func goBuildStatic(ctx context.Context, dir, out, pkg, ldflags string) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
-	cmd.Dir = repo.Root()
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", ldflags, "-o", out, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}
