@@ -26,6 +26,7 @@ if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
     # The images the real node has: nothing can be pulled.
     export RELATED_IMAGE_MEMCACHED=${RELATED_IMAGE_MEMCACHED:-localhost/memcached:debian}
     export RELATED_IMAGE_TLS_RELOADER=${RELATED_IMAGE_TLS_RELOADER:-localhost/memcached-tls-reloader:test}
+    export RELATED_IMAGE_MEMCACHED_EXPORTER=${RELATED_IMAGE_MEMCACHED_EXPORTER:-localhost/memcached-exporter:test}
   fi
   echo
   echo "No cluster was configured, so the operator runs on the local cluster. In a second terminal:"

@@ -7,9 +7,12 @@ until it receives SIGINT or SIGTERM.
 With --real-node (root only) the cluster has a node that runs pods for real
 (kubelet, containerd, kube-proxy), and the images of the pods the operator
 makes are imported into it: memcached built from Debian's package as
-localhost/memcached:debian, for the operator's RELATED_IMAGE_MEMCACHED, and
+localhost/memcached:debian, for the operator's RELATED_IMAGE_MEMCACHED,
 the TLS sidecar built from this tree as
-localhost/memcached-tls-reloader:test, for RELATED_IMAGE_TLS_RELOADER.
+localhost/memcached-tls-reloader:test, for RELATED_IMAGE_TLS_RELOADER, and
+prometheus/memcached_exporter built from its Go module (the version
+hack/tools/memcached-exporter pins) as localhost/memcached-exporter:test,
+for RELATED_IMAGE_MEMCACHED_EXPORTER.
 
 Once the cluster is ready it writes <dir>/kubeconfig and <dir>/pid (its own
 process id), and prints

@@ -140,8 +140,8 @@ func run(o options) (err error) {
 }
 
 // importPodImages puts on the real node the images of the pods the operator
-// makes, memcached's and the TLS sidecar's: nothing is pulled there. It
-// says which variables make the operator use them.
+// makes, memcached's, the TLS sidecar's and the metrics exporter's: nothing
+// is pulled there. It says which variables make the operator use them.
 func importPodImages(ctx context.Context, cluster *localcluster.Cluster, dir string) error {
 	memcached, err := images.Memcached(dir, images.MemcachedTag)
 	if err != nil {
@@ -151,11 +151,16 @@ func importPodImages(ctx context.Context, cluster *localcluster.Cluster, dir str
 	if err != nil {
 		return fmt.Errorf("the TLS reloader image: %w", err)
 	}
-	if err := cluster.ImportImages(ctx, memcached.Archive, reloader.Archive); err != nil {
+	exporter, err := images.MemcachedExporter(ctx, dir, images.MemcachedExporterTag)
+	if err != nil {
+		return fmt.Errorf("the memcached exporter image: %w", err)
+	}
+	if err := cluster.ImportImages(ctx, memcached.Archive, reloader.Archive, exporter.Archive); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "local-cluster: images %s and %s imported; run the operator with RELATED_IMAGE_MEMCACHED=%s RELATED_IMAGE_TLS_RELOADER=%s\n",
-		memcached.Ref, reloader.Ref, memcached.Ref, reloader.Ref)
+	fmt.Fprintf(os.Stderr, "local-cluster: images %s, %s and %s imported; run the operator with "+
+		"RELATED_IMAGE_MEMCACHED=%s RELATED_IMAGE_TLS_RELOADER=%s RELATED_IMAGE_MEMCACHED_EXPORTER=%s\n",
+		memcached.Ref, reloader.Ref, exporter.Ref, memcached.Ref, reloader.Ref, exporter.Ref)
 	return nil
 }
 

@@ -55,7 +55,8 @@ func startRealCluster(ctx context.Context, name string) *realCluster {
 	})
 	start := time.Now()
 	c := harness.StartCluster(ctx, localcluster.Options{Dir: dir, RealNode: true})
-	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive, tlsReloaderImage.Archive)).To(Succeed())
+	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive, tlsReloaderImage.Archive,
+		exporterImage.Archive)).To(Succeed())
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))
@@ -141,8 +142,11 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 
 // startOperator runs the operator on the host against c, watching ns, with
 // its webhooks in local mode and env added to its environment; name keeps
-// its log and webhook certificates apart from other specs'.
+// its log and webhook certificates apart from other specs'. The exporter
+// image the node has is its RELATED_IMAGE_MEMCACHED_EXPORTER unless env
+// says otherwise: monitoring is on by default, and the node pulls nothing.
 func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ...string) (*operatorproc.Operator, error) {
+	env = append([]string{"RELATED_IMAGE_MEMCACHED_EXPORTER=" + exporterImage.Ref}, env...)
 	return operatorproc.Start(ctx, operatorproc.Options{
 		Binary:         operatorBinary,
 		Kubeconfig:     c.KubeconfigPath(),

@@ -64,7 +64,8 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 	})
 
 	It("runs the manager pod on the real node, reaching the API server through the kubernetes Service", func(ctx SpecContext) {
-		manifests := configDefault(memcachedA.Ref)
+		manifests := configDefault(map[string]string{
+			"RELATED_IMAGE_MEMCACHED": memcachedA.Ref, "RELATED_IMAGE_MEMCACHED_EXPORTER": exporterImage.Ref})
 		start := time.Now()
 		Expect(harness.Kubectl(ctx, c.KubeconfigPath(), manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
 
@@ -163,10 +164,10 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 })
 
 // configDefault is `kustomize build config/default` with the operator image
-// built from this tree (as make deploy IMG=... sets it) and the memcached
-// image the node has in RELATED_IMAGE_MEMCACHED, as a disconnected install
-// points it at a mirror.
-func configDefault(memcachedImage string) []byte {
+// built from this tree (as make deploy IMG=... sets it) and the images the
+// node has in the manager's RELATED_IMAGE_* variables named in
+// relatedImages, as a disconnected install points them at a mirror.
+func configDefault(relatedImages map[string]string) []byte {
 	GinkgoHelper()
 	out, err := harness.KustomizeBuild(filepath.Join(repo.Root(), "config", "default"))
 	Expect(err).NotTo(HaveOccurred())
@@ -188,11 +189,13 @@ func configDefault(memcachedImage string) []byte {
 					continue
 				}
 				c.Image, c.ImagePullPolicy = operatorTag, corev1.PullIfNotPresent
+				set := map[string]bool{}
 				for j := range c.Env {
-					if c.Env[j].Name == "RELATED_IMAGE_MEMCACHED" {
-						c.Env[j].Value = memcachedImage
+					if image, ok := relatedImages[c.Env[j].Name]; ok {
+						c.Env[j].Value, set[c.Env[j].Name] = image, true
 					}
 				}
+				Expect(set).To(HaveLen(len(relatedImages)), "config/manager gives the manager every one of %v", relatedImages)
 			}
 			b, err := yaml.Marshal(d)
 			Expect(err).NotTo(HaveOccurred())

@@ -34,8 +34,9 @@ var (
 	// operatorBinary is the manager built for the host.
 	operatorBinary string
 	// memcachedA, memcachedB and operatorImage are the image archives;
-	// tlsReloaderImage is the sidecar of memcached pods that serve TLS.
-	memcachedA, memcachedB, operatorImage, tlsReloaderImage images.Image
+	// tlsReloaderImage is the sidecar of memcached pods that serve TLS,
+	// exporterImage the metrics sidecar of those with monitoring on.
+	memcachedA, memcachedB, operatorImage, tlsReloaderImage, exporterImage images.Image
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -55,6 +56,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	})
 	g.Go(func() (err error) {
 		tlsReloaderImage, err = images.TLSReloader(ctx, filepath.Join(dir, "tls-reloader"), images.TLSReloaderTag)
+		return err
+	})
+	g.Go(func() (err error) {
+		exporterImage, err = images.MemcachedExporter(ctx, filepath.Join(dir, "memcached-exporter"), images.MemcachedExporterTag)
 		return err
 	})
 	g.Go(func() (err error) {

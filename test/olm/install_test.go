@@ -103,13 +103,15 @@ func (in install) subscribe(ctx context.Context) {
 // a pod that runs with the Subscription's configuration.
 const subscriptionMaxSize = 12
 
-// subscriptionConfig points the operator at the memcached image the real
-// node holds, as a disconnected install points it at a mirror (the
-// Subscription's env overrides the CSV's), and lowers the maximum size.
+// subscriptionConfig points the operator at the memcached and exporter
+// images the real node holds, as a disconnected install points it at a
+// mirror (the Subscription's env overrides the CSV's), and lowers the
+// maximum size.
 func subscriptionConfig() *operatorsv1alpha1.SubscriptionConfig {
 	return &operatorsv1alpha1.SubscriptionConfig{
 		Env: []corev1.EnvVar{
 			{Name: "RELATED_IMAGE_MEMCACHED", Value: images.MemcachedTag},
+			{Name: "RELATED_IMAGE_MEMCACHED_EXPORTER", Value: images.MemcachedExporterTag},
 			{Name: "MEMCACHED_MAX_SIZE", Value: strconv.Itoa(subscriptionMaxSize)},
 		},
 	}

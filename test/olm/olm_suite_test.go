@@ -69,14 +69,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	toVersion = fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()+1)
 
 	// The real node pulls nothing: the operator image is imported under the
-	// names both CSVs give it, and memcached under the name the
-	// Subscriptions give it (subscriptionConfig).
+	// names both CSVs give it, and memcached and the exporter under the
+	// names the Subscriptions give them (subscriptionConfig).
 	start := time.Now()
 	fromImage, err := bundleImage(bundleDir)
 	Expect(err).NotTo(HaveOccurred())
 	toImage := strings.TrimSuffix(fromImage, fromVersion) + toVersion
 	dir := filepath.Join(workDir, "images")
-	var operatorImage, memcachedImage images.Image
+	var operatorImage, memcachedImage, exporterImage images.Image
 	var g errgroup.Group
 	g.Go(func() (err error) {
 		operatorImage, err = images.Operator(ctx, filepath.Join(dir, "operator"), fromImage, toImage)
@@ -86,13 +86,17 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		memcachedImage, err = images.Memcached(filepath.Join(dir, "memcached"), images.MemcachedTag)
 		return err
 	})
+	g.Go(func() (err error) {
+		exporterImage, err = images.MemcachedExporter(ctx, filepath.Join(dir, "memcached-exporter"), images.MemcachedExporterTag)
+		return err
+	})
 	Expect(g.Wait()).To(Succeed())
 	GinkgoWriter.Printf("images %s and %s written in %s\n", fromImage, toImage, time.Since(start).Round(time.Millisecond))
 
 	cluster = harness.StartCluster(ctx, localcluster.Options{
 		BinDir: paths.controlPlane, Dir: filepath.Join(workDir, "cluster"), RealNode: true,
 	})
-	Expect(cluster.ImportImages(ctx, operatorImage.Archive, memcachedImage.Archive)).To(Succeed())
+	Expect(cluster.ImportImages(ctx, operatorImage.Archive, memcachedImage.Archive, exporterImage.Archive)).To(Succeed())
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))

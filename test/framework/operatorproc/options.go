@@ -109,7 +109,8 @@ func (o Options) args(p Ports) []string {
 // operator does; only Options set them.
 var operatorVariables = map[string]bool{
 	"KUBECONFIG": true, "WATCH_NAMESPACE": true, "ENABLE_WEBHOOKS": true,
-	"RELATED_IMAGE_MEMCACHED": true, "MEMCACHED_DEFAULT_SIZE": true,
+	"RELATED_IMAGE_MEMCACHED": true, "RELATED_IMAGE_TLS_RELOADER": true,
+	"RELATED_IMAGE_MEMCACHED_EXPORTER": true, "MEMCACHED_DEFAULT_SIZE": true,
 	"MEMCACHED_MIN_SIZE": true, "MEMCACHED_MAX_SIZE": true,
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "no_proxy": true,
