@@ -19,6 +19,15 @@ serves, and that the operator image runs as a pod.
     set to a second tag rolls every Memcached once onto it; a Memcached
     with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
     which one at the defaults refuses.
+  - Metrics, with the operator on the host: each pod of a Memcached of
+    size 2 with monitoring on runs the exporter sidecar (prometheus/
+    memcached_exporter, the image built from its Go module), which answers
+    memcached_up 1 on the pod IP's port 9150; after N sets and M gets (H
+    hits) through one pod's IP, that pod's memcached_commands_total for
+    set/hit, get/hit and get/miss grew by exactly N, H and M-H, the other
+    pod's by nothing, and scrapes alone count as no command. The same with
+    TLS on: the commands go over TLS to port 11211, the exporter reads
+    memcached's plain listener on loopback.
   - Faults of the node under a Memcached of size 3: containerd and the
     kubelet each stopped and started, and killed and started, while every
     pod keeps answering on connections opened before, with its items, no

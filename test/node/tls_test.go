@@ -40,16 +40,6 @@ var _ = Describe("memcached over TLS on the real node", Ordered, func() {
 		cache *cachev1.Memcached
 	)
 
-	// writeSecret creates or replaces the kubernetes.io/tls Secret name.
-	writeSecret := func(ctx context.Context, name string, cert pki.Cert, caPEM []byte) {
-		GinkgoHelper()
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS}
-		_, err := controllerutil.CreateOrUpdate(ctx, c.k8s, s, func() error {
-			s.Data = map[string][]byte{"tls.crt": cert.CertPEM, "tls.key": cert.KeyPEM, "ca.crt": caPEM}
-			return nil
-		})
-		Expect(err).NotTo(HaveOccurred())
-	}
 	issue := func(o pki.Options) pki.Cert {
 		GinkgoHelper()
 		cert, err := ca.Issue(o)
@@ -85,7 +75,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, func() {
 	})
 
 	It("serves set/get to a client that verifies the chain, refuses plain text and TLS 1.1, and keeps the key at 0440", func(ctx SpecContext) {
-		writeSecret(ctx, secretName, serverCert(), ca.PEM)
+		c.writeTLSSecret(ctx, ns, secretName, serverCert(), ca.PEM)
 		cache = gen.Memcached(ns, "cache", gen.WithSize(2), gen.WithTLS(secretName))
 		start := time.Now()
 		Expect(c.k8s.Create(ctx, cache)).To(Succeed())
@@ -136,7 +126,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, func() {
 
 		renewed := serverCert()
 		start := time.Now()
-		writeSecret(ctx, secretName, renewed, ca.PEM)
+		c.writeTLSSecret(ctx, ns, secretName, renewed, ca.PEM)
 		served := map[string]time.Duration{}
 		Eventually(func(g Gomega) {
 			for _, p := range pods {
@@ -209,8 +199,8 @@ var _ = Describe("memcached over TLS on the real node", Ordered, func() {
 		other := serverCert()
 		mismatched := serverCert()
 		mismatched.KeyPEM = other.KeyPEM
-		writeSecret(ctx, "mismatched", mismatched, ca.PEM)
-		writeSecret(ctx, "expired", issue(pki.Options{DNSNames: []string{serverName},
+		c.writeTLSSecret(ctx, ns, "mismatched", mismatched, ca.PEM)
+		c.writeTLSSecret(ctx, ns, "expired", issue(pki.Options{DNSNames: []string{serverName},
 			NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)}), ca.PEM)
 		cases := []struct{ secret, message string }{
 			{"absent", `Secret "absent" does not exist or holds no keys: it needs tls.crt and tls.key`},
@@ -237,7 +227,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, func() {
 				// At once, while the kubelet's back-off between checks is
 				// still short (it doubles from 10 s up to 5 minutes).
 				By("creating the absent Secret")
-				writeSecret(ctx, "absent", serverCert(), ca.PEM)
+				c.writeTLSSecret(ctx, ns, "absent", serverCert(), ca.PEM)
 			}
 		}
 
@@ -263,4 +253,16 @@ func restartSummary(p corev1.Pod) string {
 		parts = append(parts, fmt.Sprintf("%s=%d", s.Name, s.RestartCount))
 	}
 	return strings.Join(parts, ",")
+}
+
+// writeTLSSecret creates or replaces the kubernetes.io/tls Secret name in
+// ns, holding cert and the CA's certificate.
+func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert pki.Cert, caPEM []byte) {
+	GinkgoHelper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS}
+	_, err := controllerutil.CreateOrUpdate(ctx, c.k8s, s, func() error {
+		s.Data = map[string][]byte{"tls.crt": cert.CertPEM, "tls.key": cert.KeyPEM, "ca.crt": caPEM}
+		return nil
+	})
+	Expect(err).NotTo(HaveOccurred())
 }
