@@ -43,9 +43,13 @@ func TestCSVAnnotations(t *testing.T) {
 		{"features.operators.openshift.io/cnf", "false", "not a cloud-native network function"},
 		{"features.operators.openshift.io/cni", "false", "provides no CNI plugin"},
 		{"features.operators.openshift.io/csi", "false", "provides no CSI driver"},
-		{"capabilities", "Seamless Upgrades",
-			"test/olm upgrades the operator through OLM with memcached pods running on a real node, which keep running, " +
-				"while admission answers every write; test/node rolls every Memcached once onto a new RELATED_IMAGE_MEMCACHED"},
+		// Level 4 includes level 3's proofs, which still run.
+		{"capabilities", "Deep Insights",
+			"test/node reads each pod's exporter counting exactly the commands sent, with TLS too; the controllers suite " +
+				"keeps, repairs and removes each Memcached's PodMonitor and PrometheusRule; controllers/monitoring runs every " +
+				"alert's promtool tests and checks its runbook; test/e2e scrapes the operator as its ServiceMonitor says. " +
+				"Seamless Upgrades: test/olm upgrades the operator through OLM with memcached pods running on a real node, " +
+				"which keep running, while admission answers every write"},
 		{"categories", "Database", "memcached is an in-memory key-value store"},
 		{"repository", "https://github.com/example-inc/memcached-operator", "the source"},
 		{"containerImage", manager.Image, "the image the manager Deployment runs"},
