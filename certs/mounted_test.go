@@ -17,6 +17,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
+	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
 )
 
 // newKeyPair returns a self-signed certificate and key in PEM, like a
@@ -40,22 +41,7 @@ func serve(t *testing.T, src certs.Source) string {
 	t.Helper()
 	cfg := &tls.Config{}
 	src.ConfigureTLS(cfg)
-	l, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_ = conn.(*tls.Conn).Handshake()
-			_ = conn.Close()
-		}
-	}()
-	return l.Addr().String()
+	return tlsprobe.Serve(t, cfg)
 }
 
 // startAndServe starts src's watch of its files until the test ends, and

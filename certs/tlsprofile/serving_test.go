@@ -161,24 +161,7 @@ func startServer(t *testing.T, s *Serving) string {
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.ConfigureTLS(cfg)
-	l, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_ = conn.(*tls.Conn).Handshake()
-				_ = conn.Close()
-			}()
-		}
-	}()
-	return l.Addr().String()
+	return tlsprobe.Serve(t, cfg)
 }
 
 func describe(o tlsprobe.Offer) string {

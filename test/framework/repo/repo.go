@@ -58,7 +58,14 @@ func Tool(name string) string {
 const kubernetesModuleFile = "hack/tools/kubernetes/go.mod"
 
 var kubernetesVersion = sync.OnceValues(func() (string, error) {
-	path := filepath.Join(Root(), kubernetesModuleFile)
+	v, err := requiredVersion(kubernetesModuleFile, "k8s.io/kubernetes")
+	return strings.TrimPrefix(v, "v"), err
+})
+
+// requiredVersion is the version of module that the go.mod at file (relative
+// to the root) requires.
+func requiredVersion(file, module string) (string, error) {
+	path := filepath.Join(Root(), file)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -68,12 +75,12 @@ var kubernetesVersion = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	for _, r := range f.Require {
-		if r.Mod.Path == "k8s.io/kubernetes" {
-			return strings.TrimPrefix(r.Mod.Version, "v"), nil
+		if r.Mod.Path == module {
+			return r.Mod.Version, nil
 		}
 	}
-	return "", fmt.Errorf("%s does not require k8s.io/kubernetes", path)
-})
+	return "", fmt.Errorf("%s does not require %s", path, module)
+}
 
 // KubernetesVersion is the version of the control plane the project builds
 // and tests against, without the leading v (1.37.2).
@@ -101,21 +108,7 @@ func ControlPlaneDir() string {
 const prometheusOperatorAPI = "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring"
 
 var prometheusOperatorVersion = sync.OnceValues(func() (string, error) {
-	path := filepath.Join(Root(), "go.mod")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	f, err := modfile.ParseLax(path, data, nil)
-	if err != nil {
-		return "", err
-	}
-	for _, r := range f.Require {
-		if r.Mod.Path == prometheusOperatorAPI {
-			return r.Mod.Version, nil
-		}
-	}
-	return "", fmt.Errorf("%s does not require %s", path, prometheusOperatorAPI)
+	return requiredVersion("go.mod", prometheusOperatorAPI)
 })
 
 // PrometheusOperatorCRDDir is where `make prometheus-operator-crds` puts the
