@@ -215,8 +215,13 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 	var monitors []monitoringObject
 	if r.opts.PrometheusOperator {
 		monitors = desiredMonitoring(mc)
-		for _, m := range monitors {
-			children = append(children, child{m.kind, m.live, mc.Spec.Monitoring.IsEnabled()})
+		// Without monitoring, a PodMonitor or PrometheusRule of the name is
+		// none of the Memcached's business: an admin's own, made before
+		// the operator offered them, must not block an upgraded Memcached.
+		if mc.Spec.Monitoring.IsEnabled() {
+			for _, m := range monitors {
+				children = append(children, child{m.kind, m.live, true})
+			}
 		}
 	}
 	// On a name clash the object read is someone else's. When it is the

@@ -87,15 +87,23 @@ func sameMeta(live, want client.Object) bool {
 }
 
 // reconcileMonitoring applies mc's PodMonitor and PrometheusRule where they
-// differ from the desired ones, or deletes them when monitoring is off. Its
-// objects have been read (and found to be mc's or absent) with the others.
+// differ from the desired ones, or deletes them when monitoring is off. With
+// monitoring on, its objects have been read (and found to be mc's or absent)
+// with the others; with it off, only objects mc controls are deleted.
 // The whole spec is the operator's: a spec compared field by field with the
 // desired one is what a hand edit changes, and the CRDs' only default
 // (a relabeling's action) is set explicitly.
 func (r *MemcachedReconciler) reconcileMonitoring(ctx context.Context, mc *cachev1.Memcached, objs []monitoringObject) error {
 	for _, o := range objs {
 		if !mc.Spec.Monitoring.IsEnabled() {
-			if err := r.deleteOwned(ctx, o.kind, o.live, "monitoring is off"); err != nil {
+			err := r.client.Get(ctx, client.ObjectKeyFromObject(mc), o.live)
+			if apierrors.IsNotFound(err) || (err == nil && !metav1.IsControlledBy(o.live, mc)) {
+				continue
+			}
+			if err == nil {
+				err = r.deleteOwned(ctx, o.kind, o.live, "monitoring is off")
+			}
+			if err != nil {
 				return err
 			}
 			continue

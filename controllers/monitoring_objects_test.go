@@ -161,5 +161,13 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 		Expect(gone(&appsv1.Deployment{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		Expect(gone(&corev1.Service{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		expectUntouched(theirs)
+
+		By("and never for a Memcached without monitoring: an upgraded one with an admin's PodMonitor of its name")
+		Expect(k8s.Delete(ctx, mc)).To(Succeed())
+		Eventually(gone(&cachev1.Memcached{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
+		unmonitored := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(1))
+		Expect(k8s.Create(ctx, unmonitored)).To(Succeed())
+		eventuallyAvailable(unmonitored, 1)
+		expectUntouched(theirs)
 	})
 })
