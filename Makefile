@@ -18,6 +18,12 @@ endif
 DEFAULT_CHANNEL ?= alpha
 BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
+# OPENSHIFT_VERSIONS is the bundle's com.redhat.openshift.versions: the
+# OpenShift releases it is offered to ("v4.16" means 4.16 and later).
+# test/bundle checks that it is the first OpenShift built on the CSV's
+# minKubeVersion.
+OPENSHIFT_VERSIONS ?= v4.16
+
 # IMAGE_TAG_BASE is the registry and name every image of this project shares.
 IMAGE_TAG_BASE ?= example.com/memcached-operator
 
@@ -269,7 +275,7 @@ BUNDLE_DIR := bundle
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them.
 	OPERATOR_SDK="$(OPERATOR_SDK)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" BUNDLE_DIR="$(BUNDLE_DIR)" BUNDLE_GEN_FLAGS="$(BUNDLE_GEN_FLAGS)" \
-		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" hack/bundle.sh
+		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" OPENSHIFT_VERSIONS="$(OPENSHIFT_VERSIONS)" hack/bundle.sh
 
 .PHONY: bundle-validate
 bundle-validate: operator-sdk ## Validate the committed bundle/ with operator-sdk's operatorframework suite (no regeneration; NetworkPolicies left to test/bundle, see hack/bundle-validate.sh).

@@ -9,7 +9,7 @@
 # operator image is added here. With digests, operator-sdk lists every image
 # itself.
 set -euo pipefail
-: "${OPERATOR_SDK:?}" "${KUSTOMIZE:?}" "${IMG:?}" "${BUNDLE_DIR:?}" "${BUNDLE_GEN_FLAGS:?}" "${BUNDLE_CREATED_AT:?}"
+: "${OPERATOR_SDK:?}" "${KUSTOMIZE:?}" "${IMG:?}" "${BUNDLE_DIR:?}" "${BUNDLE_GEN_FLAGS:?}" "${BUNDLE_CREATED_AT:?}" "${OPENSHIFT_VERSIONS:?}"
 : "${USE_IMAGE_DIGESTS:=false}"
 csv=$BUNDLE_DIR/manifests/memcached-operator.clusterserviceversion.yaml
 # The webhook Service of config/webhook: operator-sdk needs it to fill in the
@@ -28,6 +28,17 @@ echo "kustomize build config/manifests (IMG=$IMG) | operator-sdk generate bundle
 # shellcheck disable=SC2086 # BUNDLE_GEN_FLAGS is a list of flags
 "$KUSTOMIZE" build "$tmp" | "$OPERATOR_SDK" generate bundle $BUNDLE_GEN_FLAGS
 rm -f "$webhook_service"
+
+# OpenShift offers a bundle only to the releases its
+# com.redhat.openshift.versions names, read from the bundle metadata and the
+# image label; operator-sdk writes neither. test/bundle checks the value
+# against the CSV's minKubeVersion.
+annotations=$BUNDLE_DIR/metadata/annotations.yaml
+printf '\n  # OpenShift releases the bundle is offered to.\n  %s: %s\n' \
+  com.redhat.openshift.versions "$OPENSHIFT_VERSIONS" >>"$annotations"
+label="LABEL com.redhat.openshift.versions=$OPENSHIFT_VERSIONS"
+sed -i "/^# Copy files to locations specified by labels\.\$/i\\# OpenShift releases the bundle is offered to.\n$label\n" bundle.Dockerfile
+grep -qx "$label" bundle.Dockerfile || { echo "bundle.Dockerfile: $label not added" >&2; exit 1; }
 
 # operator-sdk writes the current time; a fixed value makes the bundle
 # reproducible.

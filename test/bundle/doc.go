@@ -14,6 +14,11 @@
 //   - What OLM and OperatorHub read from the CSV is checked: the
 //     feature annotations, install modes, related images and a manager
 //     Deployment that runs on OLM's webhook certificate alone.
+//   - The CSV's minKubeVersion is the newest Kubernetes release the bundle
+//     needs, derived by compiling every CRD validation rule in the CEL
+//     environment each release gives new rules, and from the API fields the
+//     operator writes; com.redhat.openshift.versions names the first
+//     OpenShift built on that release.
 //   - No ServiceMonitor or PodMonitor under config/ or bundle/ (nor a JSON
 //     patch that may target one) names a file or skips TLS verification,
 //     which OpenShift's user-workload monitoring refuses.
