@@ -173,7 +173,7 @@ func startPods(ctx context.Context, c client.Client, cluster *localcluster.Clust
 		} else if fmt.Sprint(cmd) != fmt.Sprint(command) {
 			return nil, nil, fmt.Errorf("pod %s runs %q, pod of the defaults %q", pod.Name, cmd, command)
 		}
-		pid, err := cluster.ContainerPID(ctx, pod.Status.ContainerStatuses[0].ContainerID)
+		pid, err := cluster.ContainerPID(ctx, localcluster.ContainerStatus(pod, "memcached").ContainerID)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -161,9 +161,9 @@ func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ..
 // memcachedPID is the host process id of the memcached in pod.
 func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
 	GinkgoHelper()
-	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == "memcached" })
-	Expect(i).To(BeNumerically(">=", 0), "pod %s has a memcached container", pod.Name)
-	pid, err := c.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
+	id := localcluster.ContainerStatus(&pod, "memcached").ContainerID
+	Expect(id).NotTo(BeEmpty(), "pod %s has a memcached container", pod.Name)
+	pid, err := c.ContainerPID(ctx, id)
 	Expect(err).NotTo(HaveOccurred())
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	Expect(err).NotTo(HaveOccurred())

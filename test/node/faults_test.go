@@ -162,7 +162,9 @@ var _ = Describe("faults of the real node", Ordered, func() {
 		// meets.
 		eventually(ctx, func(g Gomega) {
 			for _, p := range c.serving(ctx, cache, 3, memcachedA.Ref) {
-				started := p.Status.ContainerStatuses[0].State.Running.StartedAt
+				running := localcluster.ContainerStatus(&p, "memcached").State.Running
+				g.Expect(running).NotTo(BeNil(), "pod %s's memcached is running", p.Name)
+				started := running.StartedAt
 				g.Expect(time.Since(started.Time)).To(BeNumerically(">", 12*time.Second), "pod %s's memcached has run for", p.Name)
 			}
 		}).Should(Succeed())

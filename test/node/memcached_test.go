@@ -27,6 +27,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
@@ -110,13 +111,13 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		pods, err := c.pods(ctx, cache)
 		Expect(err).NotTo(HaveOccurred())
 		victim := pods[0]
-		restarts := victim.Status.ContainerStatuses[0].RestartCount
+		restarts := localcluster.ContainerStatus(&victim, "memcached").RestartCount
 		restarted := func(n int32) func(Gomega) {
 			return func(g Gomega) {
 				p := &corev1.Pod{}
 				g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&victim), p)).To(Succeed())
-				g.Expect(p.Status.ContainerStatuses[0].RestartCount).To(Equal(n))
-				g.Expect(p.Status.ContainerStatuses[0].State.Running).NotTo(BeNil())
+				g.Expect(localcluster.ContainerStatus(p, "memcached").RestartCount).To(Equal(n))
+				g.Expect(localcluster.ContainerStatus(p, "memcached").State.Running).NotTo(BeNil())
 			}
 		}
 
@@ -271,7 +272,7 @@ var _ = Describe("memcached on the real node", Ordered, func() {
 		startOperator(ctx, memcachedB.Ref)
 		for _, mc := range []*cachev1.Memcached{wide, cache, sessions} {
 			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedB.Ref) {
-				Expect(p.Status.ContainerStatuses[0].Image).To(Equal(memcachedB.Ref))
+				Expect(localcluster.ContainerStatus(&p, "memcached").Image).To(Equal(memcachedB.Ref))
 				serves(ctx, p, 100)
 			}
 			if mc == wide {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -56,6 +57,18 @@ func (c *Cluster) removePods(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ContainerStatus is the status of p's container name, zero when it has
+// none yet. The kubelet sorts the statuses by name, not as the spec lists
+// the containers: a memcached pod's exporter comes first.
+func ContainerStatus(p *corev1.Pod, name string) corev1.ContainerStatus {
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == name {
+			return s
+		}
+	}
+	return corev1.ContainerStatus{}
 }
 
 // ContainerPID is the host process id of a container of the real node, by
