@@ -50,7 +50,10 @@ host=${host%]}
 # the pod network's gateway address: either way an address of this machine.
 case $host in
   localhost | 127.* | ::1) on_this_host=true ;;
-  *) if ip -o addr show 2>/dev/null | grep -qE "inet6? $host/"; then on_this_host=true; else on_this_host=false; fi ;;
+  # Read whole before matching: grep -q would stop reading at the first
+  # match, and under pipefail ip's SIGPIPE would turn the match into false.
+  *) addrs=$(ip -o addr show 2>/dev/null || true)
+     if grep -qE "inet6? $host/" <<<"$addrs"; then on_this_host=true; else on_this_host=false; fi ;;
 esac
 export ENABLE_WEBHOOKS=${ENABLE_WEBHOOKS:-$on_this_host}
 if [[ $ENABLE_WEBHOOKS == false && $on_this_host == false ]]; then
