@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // monitorScrape is a scrape of the operator's metrics as a Prometheus
@@ -95,18 +96,7 @@ func (s *monitorScrape) get(ctx context.Context) (int, string, error) {
 		TLSClientConfig: &tls.Config{RootCAs: s.roots, ServerName: s.serverName, MinVersion: tls.VersionTLS12},
 		Proxy:           nil,
 	}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	return resp.StatusCode, string(body), err
+	return scrape.Get(ctx, c, s.url, s.token)
 }
 
 // verificationError says whether err is a failed certificate verification,

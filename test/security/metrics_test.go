@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -13,11 +12,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
+
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
-// scrape GETs the operator's /metrics with token as bearer token ("" sends
+// getMetrics GETs the operator's /metrics with token as bearer token ("" sends
 // no Authorization header) and returns the status code and body.
-func scrape(ctx context.Context, addr, token string) (int, string, error) {
+func getMetrics(ctx context.Context, addr, token string) (int, string, error) {
 	c := &http.Client{
 		Timeout: 10 * time.Second,
 		Transport: &http.Transport{
@@ -29,20 +30,7 @@ func scrape(ctx context.Context, addr, token string) (int, string, error) {
 			Proxy:             nil,
 		},
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
-	if err != nil {
-		return 0, "", err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	return resp.StatusCode, string(body), err
+	return scrape.Get(ctx, c, "https://"+addr+"/metrics", token)
 }
 
 var _ = Describe("The metrics endpoint", Ordered, func() {
@@ -76,7 +64,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 			// Eventually: the RBAC binding reaches the API server's
 			// authorizer within moments, not at once.
 			Eventually(func(g Gomega) {
-				code, body, err := scrape(ctx, op.MetricsAddr(), tokens[caller])
+				code, body, err := getMetrics(ctx, op.MetricsAddr(), tokens[caller])
 				g.Expect(err).NotTo(HaveOccurred())
 				got = code
 				g.Expect(code).To(want, "body: %.300s", body)
@@ -102,7 +90,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 	// them.
 	It("keeps answering the reader through a flood of forged tokens", func(ctx SpecContext) {
 		const forged, atOnce = 2048, 1024
-		code, _, err := scrape(ctx, op.MetricsAddr(), tokens[reader])
+		code, _, err := getMetrics(ctx, op.MetricsAddr(), tokens[reader])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusOK))
 
@@ -113,7 +101,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 		for range atOnce {
 			flood.Go(func() {
 				for i := range next {
-					code, _, err := scrape(ctx, op.MetricsAddr(), fmt.Sprintf("forged-%d", i))
+					code, _, err := getMetrics(ctx, op.MetricsAddr(), fmt.Sprintf("forged-%d", i))
 					if err != nil {
 						code = -1
 					}
@@ -140,7 +128,7 @@ var _ = Describe("The metrics endpoint", Ordered, func() {
 			default:
 			}
 			t := time.Now()
-			code, body, err := scrape(ctx, op.MetricsAddr(), tokens[reader])
+			code, body, err := getMetrics(ctx, op.MetricsAddr(), tokens[reader])
 			Expect(err).NotTo(HaveOccurred())
 			Expect(code).To(Equal(http.StatusOK), "scrape %d, %s into the flood: %.300s", readerScrapes+1, time.Since(start), body)
 			readerScrapes++
