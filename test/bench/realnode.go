@@ -48,13 +48,19 @@ func (b *bench) realNode(ctx context.Context) (*realNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Monitoring is on by default: the exporter sidecar's image too, or the
+	// node would try to pull it.
+	exporter, err := images.MemcachedExporter(ctx, filepath.Join(dir, "images"), images.MemcachedExporterTag)
+	if err != nil {
+		return nil, err
+	}
 	if err := cluster.Start(ctx); err != nil {
 		return nil, fmt.Errorf("starting the real node's cluster: %w", err)
 	}
 	node := &realNode{cluster: cluster}
 	// From here on, stopRealNode stops the cluster whatever fails next.
 	b.node = node
-	if err := cluster.ImportImages(ctx, img.Archive); err != nil {
+	if err := cluster.ImportImages(ctx, img.Archive, exporter.Archive); err != nil {
 		return nil, err
 	}
 	if node.client, err = realNodeClient(ctx, cluster); err != nil {

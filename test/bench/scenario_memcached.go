@@ -147,7 +147,7 @@ func startPods(ctx context.Context, c client.Client, cluster *localcluster.Clust
 		webhooks.DefaultSpec(&mc.Spec, nil)
 		v.apply(&mc.Spec)
 		mc.UID = "throughput"
-		for _, ac := range controllers.DesiredObjects(mc, controllers.Options{Image: images.MemcachedTag}) {
+		for _, ac := range controllers.DesiredObjects(mc, controllers.Options{Image: images.MemcachedTag, ExporterImage: images.MemcachedExporterTag}) {
 			u, err := unowned(ac)
 			if err != nil {
 				return nil, nil, err

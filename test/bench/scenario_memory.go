@@ -127,15 +127,6 @@ func (b *bench) memory(ctx context.Context, built func() error) error {
 		return err
 	}
 	fills := b.o.memoryFills()
-	// Monitoring is on by default: its sidecar's image too, or the node
-	// would try to pull it.
-	exporter, err := images.MemcachedExporter(ctx, filepath.Join(dir, "images"), images.MemcachedExporterTag)
-	if err != nil {
-		return err
-	}
-	if err := node.cluster.ImportImages(ctx, exporter.Archive); err != nil {
-		return err
-	}
 	env := []string{"RELATED_IMAGE_MEMCACHED=" + images.MemcachedTag, "RELATED_IMAGE_MEMCACHED_EXPORTER=" + images.MemcachedExporterTag}
 	if slices.ContainsFunc(fills, func(f memoryFill) bool { return f.tls }) {
 		img, err := images.TLSReloader(ctx, filepath.Join(dir, "images"), images.TLSReloaderTag)
