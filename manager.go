@@ -52,7 +52,7 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 
 	// Made before the manager, so that a missing or bad certificate stops
 	// the operator at once.
-	metricsCerts, err := certs.NewMetricsSource(o.metricsCertPath)
+	metricsCerts, err := certs.NewMetricsSource(o.metricsCertPath, ctrl.Log.WithName("metrics-certificate"))
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,9 @@ The sources:
   - [NewMetricsSource] serves the metrics endpoint with a mounted
     certificate when there is one (--metrics-cert-path), and otherwise leaves
     the choice to controller-runtime, which generates a self-signed
-    certificate at start. OLM provides no metrics certificate.
+    certificate at start. OLM provides no metrics certificate: the bundle
+    mounts the Secret OpenShift's service CA writes as an optional volume,
+    and the source serves a self-signed certificate until it appears.
 
 Under OLM, [OLMSecretKeeper] keeps OLM's webhook certificate Secret, and its
 CA, across upgrades. Who may read the metrics is package metricsauth's
@@ -41,7 +43,7 @@ cluster install, or [ModeLocal].
 Use it from main:
 
 	webhookCerts, err := certs.NewWebhookSource(certs.WebhookOptions{Mode: mode, Dir: dir, Port: port, RESTConfig: cfg})
-	metricsCerts, err := certs.NewMetricsSource(metricsCertPath)
+	metricsCerts, err := certs.NewMetricsSource(metricsCertPath, log)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		WebhookServer: webhook.NewServer(webhook.Options{Port: port, TLSOpts: []func(*tls.Config){webhookCerts.ConfigureTLS}}),
 		Metrics:       metricsserver.Options{SecureServing: true, TLSOpts: []func(*tls.Config){metricsCerts.ConfigureTLS}},

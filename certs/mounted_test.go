@@ -3,6 +3,7 @@ package certs_test
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"math/big"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
@@ -61,13 +63,21 @@ func startAndServe(t *testing.T, src certs.Source) string {
 }
 
 func servedSerial(addr string) (*big.Int, error) {
+	cert, err := servedCertificate(addr)
+	if err != nil {
+		return nil, err
+	}
+	return cert.SerialNumber, nil
+}
+
+func servedCertificate(addr string) (*x509.Certificate, error) {
 	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr,
 		&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the test looks at the certificate, it does not trust it
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = conn.Close() }()
-	return conn.ConnectionState().PeerCertificates[0].SerialNumber, nil
+	return conn.ConnectionState().PeerCertificates[0], nil
 }
 
 // A renewed Secret reaches the server without a restart: kubelet swaps the
@@ -77,7 +87,7 @@ func servedSerial(addr string) (*big.Int, error) {
 func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
 	for name, newSource := range map[string]func(dir string) (certs.Source, error){
 		"webhook": func(dir string) (certs.Source, error) { return certs.NewWebhookSource(certs.WebhookOptions{Dir: dir}) },
-		"metrics": certs.NewMetricsSource,
+		"metrics": func(dir string) (certs.Source, error) { return certs.NewMetricsSource(dir, logr.Discard()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -165,7 +175,7 @@ func TestNewMountedFailsClearly(t *testing.T) {
 // source leaves GetCertificate unset. With one, it is served.
 func TestMetricsSource(t *testing.T) {
 	g := NewWithT(t)
-	fallback, err := certs.NewMetricsSource("")
+	fallback, err := certs.NewMetricsSource("", logr.Discard())
 	g.Expect(err).NotTo(HaveOccurred())
 	cfg := &tls.Config{}
 	fallback.ConfigureTLS(cfg)
@@ -175,12 +185,45 @@ func TestMetricsSource(t *testing.T) {
 	dir := t.TempDir()
 	pair, serial := newKeyPair(t, "metrics")
 	g.Expect(secretvolume.Write(dir, pair)).To(Succeed())
-	mounted, err := certs.NewMetricsSource(dir)
+	mounted, err := certs.NewMetricsSource(dir, logr.Discard())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(servedSerial(serve(t, mounted))).To(Equal(serial))
 
-	_, err = certs.NewMetricsSource(t.TempDir())
+	// A directory that is not there, or holds something else than a
+	// certificate, is a mistake: the operator stops at once.
+	_, err = certs.NewMetricsSource(filepath.Join(t.TempDir(), "missing"), logr.Discard())
 	g.Expect(err).To(MatchError(HavePrefix("metrics: mounted certificate in")))
+	stray := t.TempDir()
+	g.Expect(secretvolume.Write(stray, map[string][]byte{certs.CAFile: pair[certs.CAFile]})).To(Succeed())
+	_, err = certs.NewMetricsSource(stray, logr.Discard())
+	g.Expect(err).To(MatchError(ContainSubstring("tls.crt")))
+}
+
+// The bundle mounts the Secret OpenShift's service CA writes for the
+// metrics Service as an optional volume: kubelet starts the pod with the
+// directory empty and fills it once the Secret exists, on OpenShift only.
+// Until then the endpoint serves a self-signed certificate; then the mounted
+// one, renewals included, without a restart.
+func TestMetricsSourceAwaitsMountedCertificate(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	// What kubelet makes of a missing optional Secret.
+	g.Expect(secretvolume.Write(dir, nil)).To(Succeed())
+	src, err := certs.NewMetricsSource(dir, logr.Discard())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(src.Ready(nil)).To(Succeed())
+	addr := startAndServe(t, src)
+	fallback, err := servedCertificate(addr)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(fallback.DNSNames).To(Equal([]string{"localhost"}))
+
+	for i := range 2 { // the first certificate, then its renewal
+		pair, serial := newKeyPair(t, "metrics.ns.svc")
+		g.Expect(secretvolume.Write(dir, pair)).To(Succeed())
+		g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
+			WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).
+			Should(Equal(serial), "certificate %d", i+1)
+	}
 }
 
 func TestParseMode(t *testing.T) {

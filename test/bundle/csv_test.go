@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -128,27 +129,36 @@ func TestPermissionsAreNamespaced(t *testing.T) {
 
 // The manager Deployment runs on what OLM provides: no cert-manager volume
 // (OLM mounts its own webhook certificate at the same path, and a second
-// volume there would make the pod invalid), no metrics certificate flag
-// (OLM provides none), and every argument config/manager gives it, which
-// proves config/manifests removed the right one.
+// volume there would make the pod invalid), the metrics certificate only
+// from the optional Secret OpenShift's service CA writes (so the pod starts
+// where nothing writes it), and every argument config/manager gives it,
+// which proves config/manifests removed nothing else.
 func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
 	csv := loadBundle(t).CSV
 	pod := managerPod(t, csv)
 	manager := managerIn(t, pod)
 
-	for _, v := range pod.Volumes {
-		t.Errorf("volume %q: OLM adds the certificate volumes itself; the bundle must add none", v.Name)
+	wantVolume := corev1.Volume{Name: "metrics-certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: metricsServiceCASecret, Optional: ptr.To(true),
+	}}}
+	if !equality.Semantic.DeepEqual(pod.Volumes, []corev1.Volume{wantVolume}) {
+		t.Errorf("volumes %+v, want only %+v: OLM adds the webhook certificate volume itself, and the "+
+			"service CA's Secret holds no ca.crt for an items list to name", pod.Volumes, wantVolume)
 	}
+	wantMount := corev1.VolumeMount{Name: wantVolume.Name, MountPath: metricsCertDir, ReadOnly: true}
 	for _, c := range append(pod.InitContainers, pod.Containers...) {
 		for _, m := range c.VolumeMounts {
-			t.Errorf("container %s mounts %s: the bundle must mount nothing", c.Name, m.MountPath)
+			if c.Name != manager.Name || !equality.Semantic.DeepEqual(m, wantMount) {
+				t.Errorf("container %s mounts %+v: the bundle mounts only %+v in the manager", c.Name, m, wantMount)
+			}
 		}
+	}
+	if !contains(manager.Args, "--metrics-cert-path="+metricsCertDir) {
+		t.Errorf("args %q: no --metrics-cert-path=%s", manager.Args, metricsCertDir)
 	}
 	for _, a := range manager.Args {
 		name, value, _ := strings.Cut(a, "=")
 		switch {
-		case strings.Contains(a, "metrics-cert") || strings.Contains(a, "k8s-metrics-server"):
-			t.Errorf("arg %q: OLM provides no metrics certificate", a)
 		case name == "--webhook-cert-mode" && value != "mounted":
 			t.Errorf("arg %q: under OLM the webhook certificate is the mounted one", a)
 		case strings.HasPrefix(name, "--webhook-cert") && strings.HasPrefix(value, "/") && value != olmWebhookCertDir:
@@ -327,4 +337,19 @@ func TestSpecDescriptorsCoverTheSpec(t *testing.T) {
 			t.Errorf("spec.%s has no spec descriptor in the CSV", field)
 		}
 	}
+}
+
+// OpenShift's service CA issues the metrics certificate into the Secret the
+// manager mounts: the bundle's metrics Service asks for it by name.
+func TestMetricsServiceAsksForServiceCACertificate(t *testing.T) {
+	const annotation = "service.beta.openshift.io/serving-cert-secret-name"
+	for _, u := range bundleObjects(t) {
+		if u.GetKind() == "Service" && u.GetName() == metricsService {
+			if got := u.GetAnnotations()[annotation]; got != metricsServiceCASecret {
+				t.Errorf("Service %s: annotation %s is %q, want %q", metricsService, annotation, got, metricsServiceCASecret)
+			}
+			return
+		}
+	}
+	t.Errorf("no Service %s in the bundle", metricsService)
 }

@@ -39,6 +39,12 @@ const (
 	// (tls.crt, tls.key) into the Deployment a webhook definition names; it
 	// is also controller-runtime's default certificate directory.
 	olmWebhookCertDir = "/tmp/k8s-webhook-server/serving-certs"
+	// metricsCertDir is where the manager reads its metrics certificate
+	// (--metrics-cert-path), from the Secret metricsServiceCASecret that
+	// OpenShift's service CA writes for metricsService.
+	metricsCertDir         = "/tmp/k8s-metrics-server/metrics-certs"
+	metricsServiceCASecret = "metrics-server-cert"
+	metricsService         = "memcached-operator-controller-manager-metrics-service"
 )
 
 // loadBundle reads bundle/ as OLM's tooling does.

@@ -214,6 +214,10 @@ var _ = Describe("OLM installs on a cluster with an egress proxy and a real node
 			expectNetworkPolicies(ctx, all, all.operatorPod(ctx, fromImage), []string{memcachedNamespace, "default"})
 		})
 
+		It("serves metrics with the certificate OpenShift's service CA writes for the metrics Service, once it exists, without a restart", func(ctx SpecContext) {
+			expectMetricsCertificateFromServiceCA(ctx, all, all.operatorPod(ctx, fromImage))
+		}, SpecTimeout(4*time.Minute))
+
 		It("upgrades to the next version from the catalog while admission keeps answering; the Memcached keeps its pods", func(ctx SpecContext) {
 			Expect(cachePods).NotTo(BeEmpty(), "needs the previous spec")
 			oldPod := all.operatorPod(ctx, fromImage)
