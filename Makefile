@@ -5,18 +5,21 @@
 # VERSION is the operator's version, used for the bundle and images.
 VERSION ?= 0.1.0
 
-# CHANNELS lists the bundle's channels, comma separated ("candidate,fast,stable").
-ifneq ($(origin CHANNELS), undefined)
-BUNDLE_CHANNELS := --channels=$(CHANNELS)
-endif
-CHANNELS ?= alpha
+# PREVIOUS_VERSION is the release VERSION upgrades from: the CSV's
+# spec.replaces names it, so a Subscription steps through every release of
+# its channel. Empty for the first release, which replaces nothing. The
+# CSV's olm.skipRange ('>=0.0.0 <VERSION') lets any older version, a pruned
+# one too, upgrade straight to this one.
+PREVIOUS_VERSION ?=
+
+# CHANNELS lists the bundle's channels, comma separated: fast gets a release
+# first, stable (the default) once it has proven itself. make catalog puts
+# each bundle in every one of them.
+CHANNELS ?= fast,stable
 
 # DEFAULT_CHANNEL is the channel a Subscription without one follows.
-ifneq ($(origin DEFAULT_CHANNEL), undefined)
-BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
-endif
-DEFAULT_CHANNEL ?= alpha
-BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
+DEFAULT_CHANNEL ?= stable
+BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
 
 # OPENSHIFT_VERSIONS is the bundle's com.redhat.openshift.versions: the
 # OpenShift releases it is offered to ("v4.16" means 4.16 and later).
@@ -133,7 +136,7 @@ vet: ## Run go vet.
 # that run one have targets of their own, one each, and run with -count=1:
 # they build and run the operator as a process, which Go's test cache cannot
 # see, so a cached ok could hide a change to the operator.
-UNIT_PACKAGES = . ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./test/framework/... ./test/bundle/... ./test/bench/...
+UNIT_PACKAGES = . ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./test/framework/... ./test/bundle/... ./test/bench/...
 
 # Every suite runs as `go test -json` through hack/testreport, which prints
 # what plain go test would and, when TEST_REPORT names a file (.ci/run's
@@ -215,9 +218,9 @@ run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the oper
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" hack/run.sh
 
 .PHONY: docker-build
-docker-build: ## Build the operator image (IMG) and the TLS sidecar's image (TLS_RELOADER_IMG).
-	$(CONTAINER_TOOL) build -t ${IMG} .
-	$(CONTAINER_TOOL) build --target tls-reloader -t ${TLS_RELOADER_IMG} .
+docker-build: ## Build the operator image (IMG) and the TLS sidecar's image (TLS_RELOADER_IMG), each labelled with its version.
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t ${IMG} .
+	$(CONTAINER_TOOL) build --target tls-reloader --build-arg TLS_RELOADER_VERSION=$(TLS_RELOADER_VERSION) -t ${TLS_RELOADER_IMG} .
 
 .PHONY: docker-push
 docker-push: ## Push the operator image and the TLS sidecar's image.
@@ -275,7 +278,8 @@ BUNDLE_DIR := bundle
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them.
 	OPERATOR_SDK="$(OPERATOR_SDK)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" BUNDLE_DIR="$(BUNDLE_DIR)" BUNDLE_GEN_FLAGS="$(BUNDLE_GEN_FLAGS)" \
-		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" OPENSHIFT_VERSIONS="$(OPENSHIFT_VERSIONS)" hack/bundle.sh
+		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" OPENSHIFT_VERSIONS="$(OPENSHIFT_VERSIONS)" \
+		VERSION="$(VERSION)" PREVIOUS_VERSION="$(PREVIOUS_VERSION)" hack/bundle.sh
 
 .PHONY: bundle-validate
 bundle-validate: operator-sdk ## Validate the committed bundle/ with operator-sdk's operatorframework suite (no regeneration; NetworkPolicies left to test/bundle, see hack/bundle-validate.sh).

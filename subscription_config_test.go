@@ -154,7 +154,7 @@ func TestApplySubscriptionEnv(t *testing.T) {
 		s := &operatorsv1alpha1.Subscription{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				CatalogSource: "catalog", CatalogSourceNamespace: ns, Package: name, Channel: "alpha", Config: config,
+				CatalogSource: "catalog", CatalogSourceNamespace: ns, Package: name, Channel: "stable", Config: config,
 			},
 		}
 		g.Expect(c.Create(ctx, s)).To(Succeed())

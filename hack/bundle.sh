@@ -9,8 +9,8 @@
 # operator image is added here. With digests, operator-sdk lists every image
 # itself.
 set -euo pipefail
-: "${OPERATOR_SDK:?}" "${KUSTOMIZE:?}" "${IMG:?}" "${BUNDLE_DIR:?}" "${BUNDLE_GEN_FLAGS:?}" "${BUNDLE_CREATED_AT:?}" "${OPENSHIFT_VERSIONS:?}"
-: "${USE_IMAGE_DIGESTS:=false}"
+: "${OPERATOR_SDK:?}" "${KUSTOMIZE:?}" "${IMG:?}" "${BUNDLE_DIR:?}" "${BUNDLE_GEN_FLAGS:?}" "${BUNDLE_CREATED_AT:?}" "${OPENSHIFT_VERSIONS:?}" "${VERSION:?}"
+: "${USE_IMAGE_DIGESTS:=false}" "${PREVIOUS_VERSION:=}"
 csv=$BUNDLE_DIR/manifests/memcached-operator.clusterserviceversion.yaml
 # The webhook Service of config/webhook: operator-sdk needs it to fill in the
 # webhookdefinitions' ports, but OLM creates its own Service for them
@@ -44,6 +44,19 @@ grep -qx "$label" bundle.Dockerfile || { echo "bundle.Dockerfile: $label not add
 # reproducible.
 sed -i "s|^    createdAt: .*|    createdAt: \"$BUNDLE_CREATED_AT\"|" "$csv"
 grep -qx "    createdAt: \"$BUNDLE_CREATED_AT\"" "$csv" || { echo "$csv: createdAt not set" >&2; exit 1; }
+# The upgrade edges, as OLM documents them: spec.replaces names the release
+# before (so a Subscription steps through each one, and older releases stay
+# installable with startingCSV), and olm.skipRange lets any older version
+# upgrade straight here. operator-sdk writes neither; make catalog copies
+# both into the channel entries.
+skip_range=">=0.0.0 <$VERSION"
+# (In the annotations' alphabetical place, as operator-sdk sorts them.)
+sed -i "/^    operatorframework\.io\/suggested-namespace: /i\    olm.skipRange: '$skip_range'" "$csv"
+grep -qx "    olm.skipRange: '$skip_range'" "$csv" || { echo "$csv: olm.skipRange not set" >&2; exit 1; }
+if [[ -n $PREVIOUS_VERSION ]]; then
+  sed -i "/^  version: /i\  replaces: memcached-operator.v$PREVIOUS_VERSION" "$csv"
+  grep -qx "  replaces: memcached-operator.v$PREVIOUS_VERSION" "$csv" || { echo "$csv: replaces not set" >&2; exit 1; }
+fi
 if [[ $USE_IMAGE_DIGESTS != true ]]; then
   grep -qx '  relatedImages:' "$csv" || { echo "$csv: no relatedImages to add the operator image to" >&2; exit 1; }
   sed -i "/^  relatedImages:\$/a\\  - image: $IMG\\n    name: memcached-operator" "$csv"

@@ -13,7 +13,12 @@
 //     config/webhook/manifests.yaml, alm-examples are config/samples.
 //   - What OLM and OperatorHub read from the CSV is checked: the
 //     feature annotations, install modes, related images and a manager
-//     Deployment that runs on OLM's webhook certificate alone.
+//     Deployment that runs on OLM's webhook certificate alone; the
+//     valid-subscription annotation in the form Red Hat's release policy
+//     requires, naming only OpenShift's own subscriptions.
+//   - The channels are the Makefile's, fast and stable (the default), and
+//     the upgrade edges follow VERSION and PREVIOUS_VERSION: olm.skipRange
+//     up to the CSV's version, spec.replaces the release before.
 //   - The CSV's minKubeVersion is the newest Kubernetes release the bundle
 //     needs, derived by compiling every CRD validation rule in the CEL
 //     environment each release gives new rules, and from the API fields the

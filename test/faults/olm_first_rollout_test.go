@@ -45,7 +45,7 @@ var _ = Describe("an operator started by OLM before OLM applied its Subscription
 		sub := &operatorsv1alpha1.Subscription{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "memcached-operator"},
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				CatalogSource: "catalog", CatalogSourceNamespace: ns, Package: "memcached-operator", Channel: "alpha",
+				CatalogSource: "catalog", CatalogSourceNamespace: ns, Package: "memcached-operator", Channel: "stable",
 				Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
 					{Name: "RELATED_IMAGE_MEMCACHED", Value: mirrorImage},
 					{Name: "MEMCACHED_MAX_SIZE", Value: maxSize},

@@ -23,8 +23,8 @@ const catalogSourceName = "memcached-operator-catalog"
 // into dir by running `make catalog`, the target that makes the published
 // catalog, so the two cannot drift: opm render of each bundle directory
 // (image fields empty, the manifests inside the catalog), an olm.package
-// blob, and an alpha channel in which each bundle replaces the one before;
-// then opm validate.
+// blob, and the channels fast and stable, in which each entry carries the
+// replaces and olm.skipRange of its bundle's CSV; then opm validate.
 func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) error {
 	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", repo.Root(), "catalog",
 		"CATALOG_DIR="+dir, "CATALOG_BUNDLES="+strings.Join(bundleDirs, ","), "OPM="+opm)

@@ -26,7 +26,7 @@ import (
 // What the bundle and the catalog name (bundle/ and make catalog).
 const (
 	packageName    = "memcached-operator"
-	channelName    = "alpha"
+	channelName    = "stable"
 	deploymentName = "memcached-operator-controller-manager"
 	// serviceAccountName is the manager's, from the CSV's permissions.
 	serviceAccountName = "memcached-operator-controller-manager"

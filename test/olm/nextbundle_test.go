@@ -13,17 +13,21 @@ import (
 // csvName is the CSV name operator-sdk gives a version of this package.
 func csvName(version string) string { return "memcached-operator.v" + version }
 
+// skipRange is the olm.skipRange make bundle gives a version: every older
+// one upgrades straight to it.
+func skipRange(version string) string { return ">=0.0.0 <" + version }
+
 // nextBundle copies the bundle directory src to dst as version to, and
 // returns the version it replaces. The copy is what
-// `make bundle VERSION=<to> IMG=<operator image>:v<to>` writes, plus the
-// upgrade edge; the suite cannot run make bundle itself, because it
-// rewrites the committed bundle/, bundle.Dockerfile and config/manifests.
-// The transform, and nothing else:
+// `make bundle VERSION=<to> PREVIOUS_VERSION=<from> IMG=<operator image>:v<to>`
+// writes; the suite cannot run make bundle itself, because it rewrites the
+// committed bundle/, bundle.Dockerfile and config/manifests. The transform,
+// and nothing else:
 //   - the CSV's metadata.name memcached-operator.v<from> becomes
 //     memcached-operator.v<to>, and spec.version <to>;
-//   - spec.replaces is set to memcached-operator.v<from> (the catalog's
-//     channel entry says the same: make catalog writes replaces from the
-//     order of the bundles);
+//   - the upgrade edges hack/bundle.sh writes: spec.replaces
+//     memcached-operator.v<from>, and the olm.skipRange annotation
+//     ">=0.0.0 <<to>" (make catalog copies both into the channel entries);
 //   - the operator image's tag v<from> becomes v<to> wherever the CSV names
 //     it (the containerImage annotation, the Deployment, relatedImages), so
 //     the upgrade really changes the operator's pod template.
@@ -56,6 +60,9 @@ func nextBundle(src, dst, to string) (from string, err error) {
 		return "", err
 	}
 	if err := unstructured.SetNestedField(csv.Object, csvName(from), "spec", "replaces"); err != nil {
+		return "", err
+	}
+	if err := unstructured.SetNestedField(csv.Object, skipRange(to), "metadata", "annotations", "olm.skipRange"); err != nil {
 		return "", err
 	}
 	out, err := yaml.Marshal(csv.Object)

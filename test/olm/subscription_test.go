@@ -258,6 +258,7 @@ var _ = Describe("OLM installs on a cluster with an egress proxy and a real node
 
 			csv := all.expectInstalled(ctx, toVersion)
 			Expect(csv.Spec.Replaces).To(Equal(csvName(fromVersion)))
+			Expect(csv.Annotations).To(HaveKeyWithValue("olm.skipRange", skipRange(toVersion)))
 			Eventually(func(g Gomega) {
 				err := k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: csvName(fromVersion)}, &operatorsv1alpha1.ClusterServiceVersion{})
 				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "old CSV still there (err %v)", err)
