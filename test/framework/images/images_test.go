@@ -19,6 +19,8 @@ import (
 	ggcrname "github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/moby/patternmatcher"
+	"github.com/moby/patternmatcher/ignorefile"
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
@@ -74,7 +76,7 @@ func files(t *testing.T, img Image) (v1.Config, map[string]*tar.Header, map[stri
 }
 
 func TestDockerfileFinalStage(t *testing.T) {
-	s, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"))
+	s, err := ParseDockerfile(filepath.Join(repo.Root(), "Dockerfile"), map[string]string{"VERSION": "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestDockerfileFinalStage(t *testing.T) {
 // The sidecar's stage runs /tls-reloader as the nonroot user and opens the
 // port of /readyz, which the operator's Deployment probes.
 func TestDockerfileTLSReloaderStage(t *testing.T) {
-	s, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tlsReloaderStage)
+	s, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tlsReloaderStage, map[string]string{"TLS_RELOADER_VERSION": "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +119,18 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 		"unterminated LABEL":     {text: "FROM scratch\nLABEL a=\"x b=y\n"},
 		"RUN in the named stage": {text: "FROM scratch AS side\nRUN true\nFROM scratch\nUSER 1\n", stage: "side"},
 		"no such stage":          {text: "FROM scratch AS other\nUSER 1\nFROM scratch\nUSER 1\n", stage: "side"},
+		// Docker would leave these labels empty.
+		"an undeclared argument":       {text: "FROM scratch\nLABEL version=\"${VERSION}\"\n"},
+		"an argument without a value":  {text: "FROM scratch\nARG OTHER\nLABEL version=$OTHER\n"},
+		"an argument of another stage": {text: "FROM scratch AS b\nARG VERSION=1\nFROM scratch\nLABEL version=$VERSION\n"},
+		"a reference with a default":   {text: "FROM scratch\nARG OTHER\nLABEL version=\"${OTHER:-1}\"\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "Dockerfile")
 			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ParseDockerfileStage(path, tt.stage); err == nil {
+			if _, err := ParseDockerfileStage(path, tt.stage, map[string]string{"VERSION": "1.2.3"}); err == nil {
 				t.Error("parsed without an error")
 			}
 		})
@@ -131,16 +138,20 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 	// A RUN in a build stage is none of the image's business, nor is one
 	// in the final stage when another stage is asked for.
 	path := filepath.Join(t.TempDir(), "Dockerfile")
-	text := "FROM golang AS builder\nRUN go build\nFROM scratch AS side\nLABEL a=\"x y\" b=z\nCOPY --from=builder /w/m .\n" +
+	// Arguments take the build's value, else their default.
+	text := "FROM golang AS builder\nRUN go build\nFROM scratch AS side\nARG VERSION\nARG DIR=/licenses\n" +
+		"LABEL a=\"x y\" b=z version=\"${VERSION}\" v2=$VERSION\nCOPY --from=builder /w/m .\nCOPY LICENSE ${DIR}/LICENSE\n" +
 		"FROM scratch\nRUN true\n"
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseDockerfileStage(path, "side")
+	s, err := ParseDockerfileStage(path, "side", map[string]string{"VERSION": "1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Name != "side" || !cmp.Equal(s.Labels, map[string]string{"a": "x y", "b": "z"}) || s.Copies[0] != [2]string{"/w/m", "."} {
+	wantCopies := []Copy{{From: "builder", Source: "/w/m", Dest: "."}, {Source: "LICENSE", Dest: "/licenses/LICENSE"}}
+	if s.Name != "side" || !cmp.Equal(s.Labels, map[string]string{"a": "x y", "b": "z", "version": "1.2.3", "v2": "1.2.3"}) ||
+		!cmp.Equal(s.Copies, wantCopies) {
 		t.Errorf("stage = %+v", s)
 	}
 }
@@ -161,13 +172,16 @@ func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 	const alias = "example.com/memcached-operator:v0.1.0"
 	for _, tt := range []struct {
 		name, stage string
-		build       func(dir string) (Image, error)
-		aliases     []string
+		// versionVar is the Makefile variable make docker-build passes
+		// as the stage's version.
+		versionVar string
+		build      func(dir string) (Image, error)
+		aliases    []string
 	}{
-		{name: "operator", build: func(dir string) (Image, error) {
+		{name: "operator", versionVar: "VERSION", build: func(dir string) (Image, error) {
 			return operatorImage(dir, bin, "localhost/memcached-operator:test", alias)
 		}, aliases: []string{alias}},
-		{name: "tls-reloader", stage: tlsReloaderStage, build: func(dir string) (Image, error) {
+		{name: "tls-reloader", stage: tlsReloaderStage, versionVar: "TLS_RELOADER_VERSION", build: func(dir string) (Image, error) {
 			return tlsReloaderImage(dir, bin, TLSReloaderTag)
 		}},
 	} {
@@ -185,12 +199,49 @@ func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 					t.Errorf("%s not in the archive: %v", a, err)
 				}
 			}
-			stage, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tt.stage)
+			version, err := repo.MakeDefault(tt.versionVar)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stage, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), tt.stage, map[string]string{tt.versionVar: version})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkImageAgainstStage(t, img, stage)
+			checkCertificationMetadata(t, img, version)
 		})
+	}
+}
+
+// requiredLabels are the labels openshift-preflight's HasRequiredLabel
+// check (internal/policy/container/has_required_labels.go) wants on a
+// certified image, each with a value.
+var requiredLabels = []string{"name", "vendor", "version", "release", "summary", "description", "maintainer"}
+
+// checkCertificationMetadata fails unless img carries what Red Hat's
+// container certification reads: every required label with a value, the
+// version make docker-build gives it, and the project's license under
+// /licenses (preflight's HasLicense wants a non-empty file there).
+func checkCertificationMetadata(t *testing.T, img Image, version string) {
+	t.Helper()
+	cfg, headers, data := files(t, img)
+	for _, l := range requiredLabels {
+		if strings.TrimSpace(cfg.Labels[l]) == "" {
+			t.Errorf("label %s is missing or empty (labels %v)", l, cfg.Labels)
+		}
+	}
+	if cfg.Labels["version"] != version {
+		t.Errorf("label version %q, want the Makefile's %q", cfg.Labels["version"], version)
+	}
+	license, err := os.ReadFile(filepath.Join(repo.Root(), "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := headers["/licenses/LICENSE"]; h == nil || h.Typeflag != tar.TypeReg || h.Mode&0o444 != 0o444 {
+		t.Errorf("/licenses/LICENSE is not a file everyone may read: %+v", h)
+	}
+	if len(license) == 0 || !bytes.Equal(data["/licenses/LICENSE"], license) {
+		t.Errorf("/licenses/LICENSE (%d bytes) is not the repository's LICENSE (%d bytes)", len(data["/licenses/LICENSE"]), len(license))
 	}
 }
 
@@ -301,5 +352,45 @@ func TestMemcachedExporterImage(t *testing.T) {
 	want := map[string]string{"version": strings.TrimPrefix(version, "v")}
 	if m.Sum("memcached_exporter_build_info", want) != 1 {
 		t.Errorf("memcached_exporter_build_info carries no %v: %v", want, m["memcached_exporter_build_info"])
+	}
+}
+
+// The images built here read the build context straight from the
+// repository; docker build sees only what .dockerignore lets through. Every
+// file an image stage copies from the context must get through, or
+// `make docker-build` fails where these images do not.
+func TestDockerignoreAdmitsWhatImagesCopy(t *testing.T) {
+	f, err := os.Open(filepath.Join(repo.Root(), ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	patterns, err := ignorefile.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := patternmatcher.New(patterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]string{"VERSION": "1.2.3", "TLS_RELOADER_VERSION": "1.2.3"}
+	var n int
+	for _, name := range []string{"", tlsReloaderStage} {
+		s, err := ParseDockerfileStage(filepath.Join(repo.Root(), "Dockerfile"), name, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Copies {
+			if c.From != "" {
+				continue
+			}
+			n++
+			if excluded, err := pm.MatchesOrParentMatches(c.Source); err != nil || excluded {
+				t.Errorf("stage %q copies %s from the build context, which .dockerignore leaves out (%v)", name, c.Source, err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no image stage copies from the build context: the check checked nothing")
 	}
 }

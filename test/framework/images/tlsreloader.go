@@ -14,8 +14,9 @@ const TLSReloaderTag = "localhost/memcached-tls-reloader:test"
 const tlsReloaderStage = "tls-reloader"
 
 // TLSReloader writes the image of the sidecar of memcached pods that serve
-// TLS to dir, tagged ref: certs/tlsreloader built static, placed,
-// configured and labelled as the Dockerfile's tls-reloader stage says.
+// TLS to dir, tagged ref: certs/tlsreloader built static and the license,
+// placed, configured and labelled as the Dockerfile's tls-reloader stage
+// says for TLS_RELOADER_VERSION.
 func TLSReloader(ctx context.Context, dir, ref string) (Image, error) {
 	bin := filepath.Join(dir, "tls-reloader")
 	if err := buildStatic(ctx, bin, "./certs/tlsreloader"); err != nil {
@@ -26,5 +27,5 @@ func TLSReloader(ctx context.Context, dir, ref string) (Image, error) {
 
 // tlsReloaderImage is TLSReloader's image around a built binary.
 func tlsReloaderImage(dir, bin, ref string) (Image, error) {
-	return dockerfileImage(tlsReloaderStage, "tls-reloader", bin, filepath.Join(dir, "tls-reloader.tar"), ref)
+	return dockerfileImage(tlsReloaderStage, []string{"TLS_RELOADER_VERSION"}, "tls-reloader", bin, filepath.Join(dir, "tls-reloader.tar"), ref)
 }
