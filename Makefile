@@ -36,12 +36,13 @@ BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 # BUNDLE_GEN_FLAGS are the flags of `operator-sdk generate bundle`.
 BUNDLE_GEN_FLAGS ?= -q --overwrite=false --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 
-# USE_IMAGE_DIGESTS=true pins the images in the bundle by digest (needs the
-# images pushed).
+# USE_IMAGE_DIGESTS=true makes the release bundle: IMG and every
+# RELATED_IMAGE_* image pinned to the digest its tag names in its registry
+# (the images must be pushed first), so that a disconnected cluster's
+# ImageDigestMirrorSet serves every pull (docs/disconnected.md). hack/bundle.sh
+# resolves them with crane rather than operator-sdk's --use-image-digests (it
+# says why). The committed bundle/ is the development bundle, by tag.
 USE_IMAGE_DIGESTS ?= false
-ifeq ($(USE_IMAGE_DIGESTS), true)
-	BUNDLE_GEN_FLAGS += --use-image-digests
-endif
 
 # The Operator SDK release whose layout and `bundle` commands this project
 # follows; hack/tools/operator-sdk pins the same version.
@@ -169,6 +170,10 @@ test-olm: manifests generate node node-packages olm opm olm-manifests ## The bun
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
 		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/olm/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
+.PHONY: test-disconnected
+test-disconnected: manifests kustomize operator-sdk crane memcached ## The release bundle (make bundle USE_IMAGE_DIGESTS=true in a copy of the tree, its registries stood in for on loopback) names every image by the digest pushed.
+	$(GO_TEST) ./test/disconnected/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
+
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s
 
@@ -276,8 +281,8 @@ BUNDLE_CREATED_AT ?= 2026-11-30T00:00:00Z
 BUNDLE_DIR := bundle
 
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them.
-	OPERATOR_SDK="$(OPERATOR_SDK)" KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" BUNDLE_DIR="$(BUNDLE_DIR)" BUNDLE_GEN_FLAGS="$(BUNDLE_GEN_FLAGS)" \
+bundle: manifests kustomize operator-sdk $(if $(filter true,$(USE_IMAGE_DIGESTS)),crane) ## Regenerate bundle/ and bundle.Dockerfile from config/ for IMG and VERSION, and validate them; USE_IMAGE_DIGESTS=true pins every image by digest (a release; images pushed first).
+	OPERATOR_SDK="$(OPERATOR_SDK)" KUSTOMIZE="$(KUSTOMIZE)" CRANE="$(CRANE)" IMG="$(IMG)" BUNDLE_DIR="$(BUNDLE_DIR)" BUNDLE_GEN_FLAGS="$(BUNDLE_GEN_FLAGS)" \
 		BUNDLE_CREATED_AT="$(BUNDLE_CREATED_AT)" USE_IMAGE_DIGESTS="$(USE_IMAGE_DIGESTS)" OPENSHIFT_VERSIONS="$(OPENSHIFT_VERSIONS)" \
 		VERSION="$(VERSION)" PREVIOUS_VERSION="$(PREVIOUS_VERSION)" hack/bundle.sh
 

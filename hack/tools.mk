@@ -41,6 +41,7 @@ GINKGO ?= $(LOCALBIN)/ginkgo
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 PROMTOOL ?= $(LOCALBIN)/promtool
+CRANE ?= $(LOCALBIN)/crane
 
 ## Tool Versions
 KUSTOMIZE_VERSION ?= v5.8.2
@@ -49,6 +50,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GINKGO_VERSION ?= v2.34.0
 # github.com/prometheus/prometheus's module version for Prometheus 3.16.0.
 PROMTOOL_VERSION ?= v0.316.0
+# go-containerregistry's version in go.mod: the tests push with the same library.
+CRANE_VERSION ?= v0.22.1
 # The main Makefile sets OPERATOR_SDK_VERSION too; this is only a fallback.
 # The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
 # OPM_VERSION, OLM_VERSION, K8S_VERSION, ETCD_VERSION, CONTAINERD_VERSION or
@@ -158,6 +161,13 @@ $(GOLANGCI_LINT): .tools-check | $(LOCALBIN)
 ginkgo: $(GINKGO) ## Build ginkgo into bin/ from the module proxy if necessary.
 $(GINKGO): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(GINKGO),github.com/onsi/ginkgo/v2/ginkgo,$(GINKGO_VERSION))
+
+# crane resolves the release bundle's images to digests (make bundle
+# USE_IMAGE_DIGESTS=true).
+.PHONY: crane
+crane: $(CRANE) ## Build crane into bin/ from the module proxy if necessary.
+$(CRANE): .tools-check | $(LOCALBIN)
+	$(call go-install-tool,$(CRANE),github.com/google/go-containerregistry/cmd/crane,$(CRANE_VERSION),-trimpath -ldflags '-s -w')
 
 # promtool checks and unit-tests the alerting rules (make test). Built without
 # Prometheus's service discoveries (remove_all_sd), which promtool's rule
