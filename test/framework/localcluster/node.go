@@ -182,6 +182,15 @@ func (c *Cluster) prepareNode(ctx context.Context) error {
 		s.Env = env
 		c.specs[comp] = s
 	}
+	for host, endpoint := range c.opts.RegistryMirrors {
+		dir := filepath.Join(l.registryHosts(), host)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hosts.toml"), []byte(registryMirrorHostsFile(endpoint)), 0o644); err != nil {
+			return err
+		}
+	}
 	pause, err := images.Pause(ctx, l.images(), SandboxImage)
 	if err != nil {
 		return fmt.Errorf("building the sandbox image: %w", err)

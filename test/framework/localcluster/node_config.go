@@ -88,6 +88,14 @@ const registryHostsFile = `server = "http://127.0.0.1:1"
 capabilities = ["push"]
 `
 
+// registryMirrorHostsFile is <registryHosts>/<host>/hosts.toml for a
+// mirrored host: the mirror is the host's server, so containerd resolves
+// and pulls there alone (it adds ?ns=<host> to each request), never at the
+// host itself.
+func registryMirrorHostsFile(endpoint string) string {
+	return fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", endpoint, endpoint)
+}
+
 // cniConfig is the pod network: the bridge the launcher made, with pod
 // addresses from host-local IPAM and the bridge's address as gateway. No
 // masquerade: nothing routes pod traffic off this machine.

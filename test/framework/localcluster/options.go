@@ -3,9 +3,11 @@ package localcluster
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -81,6 +83,14 @@ type Options struct {
 	// The API server then listens on the pod network's gateway address, so
 	// that pods reach it through the kubernetes Service.
 	RealNode bool
+
+	// RegistryMirrors makes the real node pull the images of each registry
+	// host, as containerd names it ("docker.io", "quay.io"), from a mirror
+	// endpoint ("http://127.0.0.1:<port>") and from nowhere else: the
+	// host's hosts.toml names the mirror as its server, so containerd never
+	// falls back to the host itself. Other hosts keep the default, on which
+	// every pull fails. Needs RealNode.
+	RegistryMirrors map[string]string
 
 	// NodeCapacity is the capacity and allocatable of every fake node.
 	// Defaults to 64 CPUs, 256Gi of memory and 2000 pods; spread larger
@@ -179,6 +189,17 @@ func (o Options) validate() error {
 			if _, err := os.Stat(path); err != nil {
 				errs = append(errs, fmt.Errorf("%s (Debian package %s; make node-packages installs it): %w", path, pkg, err))
 			}
+		}
+	}
+	if len(o.RegistryMirrors) > 0 && !o.RealNode {
+		errs = append(errs, errors.New("Options.RegistryMirrors needs Options.RealNode: only the real node pulls"))
+	}
+	for host, endpoint := range o.RegistryMirrors {
+		if host == "" || strings.ContainsAny(host, ":/") {
+			errs = append(errs, fmt.Errorf("Options.RegistryMirrors: %q is not a registry host without a port", host))
+		}
+		if u, err := url.Parse(endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("Options.RegistryMirrors[%s]: %q is not an http(s) endpoint", host, endpoint))
 		}
 	}
 	for c := range o.ExtraArgs {
