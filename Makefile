@@ -166,7 +166,7 @@ test-node: manifests generate node node-packages kustomize ## The real node: mem
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/node/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-olm
-test-olm: manifests generate node node-packages olm opm olm-manifests ## The bundle installed by a real OLM in every install mode, its operator pods on the real node, and upgraded under continuous writes (root only).
+test-olm: manifests generate node node-packages olm opm olm-manifests kustomize operator-sdk crane ## The bundle installed by a real OLM in every install mode, its operator pods on the real node, and upgraded under continuous writes (root only).
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
 		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/olm/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 

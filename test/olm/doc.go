@@ -46,6 +46,17 @@ other):
     refuses what memcached cannot run; an install overlapping another's
     namespaces is refused by OLM with its reason.
 
+Beside them, in the same cluster: a disconnected install. The images the
+committed bundle names are pushed to in-process registries that stand in for
+quay.io, docker.io and example.com (test/framework/registrymirror), the real
+node's containerd pulls those hosts' images from them alone (hosts.toml,
+no fallback), and the release bundle (`make bundle USE_IMAGE_DIGESTS=true`,
+test/framework/releasebundle) is installed from its own catalog with no
+Subscription override: the operator pod, and a Memcached's memcached, TLS
+sidecar and exporter containers, each run the bundle's digest, reported as
+their imageID, and the mirror served each of those manifests by digest and
+was asked for nothing else.
+
 Run it with `make test-olm` (root: the real node), which builds the node,
 the control plane, olm, catalog and opm and passes their paths in
 KUBEBUILDER_ASSETS, OLM_BIN_DIR, OLM_CRDS_DIR, OPENSHIFT_PROXY_CRD and OPM;

@@ -47,6 +47,12 @@ const (
 type install struct {
 	namespace string
 	targets   []string
+	// catalog is the CatalogSource subscribed to: catalogSourceName when
+	// empty.
+	catalog string
+	// asPublished subscribes without subscriptionConfig, so the pods run
+	// the images the CSV names, which the node must pull.
+	asPublished bool
 }
 
 // mode is the install mode OLM derives from the OperatorGroup.
@@ -88,12 +94,19 @@ func (in install) subscribe(ctx context.Context) {
 		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: in.namespace},
 		Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: in.targets},
 	})).To(Succeed())
+	catalog, config := catalogSourceName, subscriptionConfig()
+	if in.catalog != "" {
+		catalog = in.catalog
+	}
+	if in.asPublished {
+		config = nil
+	}
 	Expect(k8s.Create(ctx, &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: in.namespace},
 		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			CatalogSource: catalogSourceName, CatalogSourceNamespace: olmNamespace,
+			CatalogSource: catalog, CatalogSourceNamespace: olmNamespace,
 			Package: packageName, Channel: channelName, InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-			Config: subscriptionConfig(),
+			Config: config,
 		},
 	})).To(Succeed())
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -47,6 +48,8 @@ var (
 	cs  kubernetes.Interface
 	// olmOps are OLM's olm and catalog operators.
 	olmOps *olmOperators
+	// mirror stands in for the registries the bundle's images come from.
+	mirror *registrymirror.Mirror
 	// bundleDir is the committed bundle; fromVersion is its version and
 	// toVersion the one the upgrade moves to.
 	bundleDir              = filepath.Join(repo.Root(), "bundle")
@@ -93,8 +96,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(g.Wait()).To(Succeed())
 	GinkgoWriter.Printf("images %s and %s written in %s\n", fromImage, toImage, time.Since(start).Round(time.Millisecond))
 
+	// The registries the bundle's images come from, stood in for on
+	// loopback (disconnected_test.go pushes to them); the real node pulls
+	// from them alone.
+	mirror, err = startMirror(workDir)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(mirror.Close)
 	cluster = harness.StartCluster(ctx, localcluster.Options{
 		BinDir: paths.controlPlane, Dir: filepath.Join(workDir, "cluster"), RealNode: true,
+		RegistryMirrors: containerdMirrors(mirror),
 	})
 	Expect(cluster.ImportImages(ctx, operatorImage.Archive, memcachedImage.Archive, exporterImage.Archive)).To(Succeed())
 
