@@ -1,7 +1,13 @@
+# GOFIPS140 is the Go Cryptographic Module the binaries are built with
+# (docs/fips.md): `make docker-build` passes the Makefile's; this default is
+# the same (test/framework/images checks it).
+ARG GOFIPS140=v1.0.0
+
 # Build the manager binary.
 FROM golang:1.26 AS builder
 ARG TARGETOS
 ARG TARGETARCH
+ARG GOFIPS140
 
 WORKDIR /workspace
 # Download modules first, in their own layer, so that source changes do not
@@ -20,14 +26,15 @@ COPY certs/ certs/
 
 # TARGETARCH has no default so that, without buildx, the binary matches the
 # host that builds it; buildx sets both for each --platform.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} GOFIPS140=${GOFIPS140} \
     go build -trimpath -ldflags "-s -w" -o manager .
 
 # The sidecar of memcached pods that serve TLS (certs/tlsreloader), built
 # from the same sources in a stage of its own, so that building the
 # operator image does not build it.
 FROM builder AS tls-reloader-builder
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+ARG GOFIPS140
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} GOFIPS140=${GOFIPS140} \
     go build -trimpath -ldflags "-s -w" -o tls-reloader ./certs/tlsreloader
 
 # The sidecar's image: `docker build --target tls-reloader`. It is

@@ -61,6 +61,14 @@ TLS_RELOADER_VERSION ?= 0.1.0
 # stage).
 TLS_RELOADER_IMG ?= $(IMAGE_TAG_BASE)-tls-reloader:v$(TLS_RELOADER_VERSION)
 
+# GOFIPS140 is the Go Cryptographic Module that the manager and the TLS
+# reloader are built with (docs/fips.md): v1.0.0 holds CMVP certificate
+# #5247, and a binary built with it runs in FIPS 140-3 mode by default
+# (GODEBUG fips140=on). The Dockerfile's default and the tests' builds
+# (test/framework/repo reads this line) follow it; test/framework/images
+# checks that the Dockerfile agrees.
+GOFIPS140 ?= v1.0.0
+
 # CATALOG_IMG is the file-based catalog image.
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 
@@ -215,17 +223,17 @@ verify: manifests generate ## Fail, changing nothing committed, when generated f
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary.
-	go build -o bin/manager .
+build: manifests generate fmt vet ## Build the manager binary, with the Go Cryptographic Module GOFIPS140.
+	GOFIPS140="$(GOFIPS140)" go build -o bin/manager .
 
 .PHONY: run
 run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
-	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" hack/run.sh
+	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" GOFIPS140="$(GOFIPS140)" hack/run.sh
 
 .PHONY: docker-build
 docker-build: ## Build the operator image (IMG) and the TLS sidecar's image (TLS_RELOADER_IMG), each labelled with its version.
-	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t ${IMG} .
-	$(CONTAINER_TOOL) build --target tls-reloader --build-arg TLS_RELOADER_VERSION=$(TLS_RELOADER_VERSION) -t ${TLS_RELOADER_IMG} .
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg GOFIPS140=$(GOFIPS140) -t ${IMG} .
+	$(CONTAINER_TOOL) build --target tls-reloader --build-arg TLS_RELOADER_VERSION=$(TLS_RELOADER_VERSION) --build-arg GOFIPS140=$(GOFIPS140) -t ${TLS_RELOADER_IMG} .
 
 .PHONY: docker-push
 docker-push: ## Push the operator image and the TLS sidecar's image.

@@ -31,11 +31,12 @@ type tlsClient struct {
 var (
 	// tls12Only stops at TLS 1.2, with Go's default suites: Modern refuses it.
 	tls12Only = tlsClient{"TLS 1.2 only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12}}
-	// tls12CBC offers only CBC suites that Old has, Intermediate not (and
-	// that Go's defaults have: the operator's servers took it before
-	// following a profile).
+	// tls12CBC offers only CBC suites that Old has, Intermediate not. They
+	// are the CBC suites with SHA-256: the operator runs in FIPS 140-3
+	// mode (docs/fips.md), where crypto/tls negotiates no suite with SHA-1
+	// whatever the profile says.
 	tls12CBC = tlsClient{"TLS 1.2, CBC suites only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12,
-		CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA}}}
+		CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256}}}
 	// tls12AES128 offers only the AES-128 GCM suites, outside customTLS's
 	// list.
 	tls12AES128 = tlsClient{"TLS 1.2, AES-128 GCM only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12,

@@ -98,8 +98,9 @@ foreground_terminal() {
   [[ -t 0 ]] && read -ra st </proc/$$/stat && [[ ${st[4]} == "${st[7]}" ]]
 }
 # Built, not `go run`: go run exits 1 after an interrupt whatever the
-# operator's own exit status.
-go build -o "$state_dir/manager" .
+# operator's own exit status. With the Go Cryptographic Module, as make
+# build and the image build it (docs/fips.md).
+GOFIPS140="${GOFIPS140:?the Makefile sets it: use make run}" go build -o "$state_dir/manager" .
 # Human-readable logs (console encoder): make run is read by a person.
 operator=("$state_dir/manager" --webhook-cert-mode=local --webhook-cert-dir="$WEBHOOK_CERT_DIR"
   --webhook-manifests="$root/config/webhook/manifests.yaml" --zap-encoder=console "${ports[@]}" ${RUN_ARGS:-} "$@")

@@ -23,6 +23,7 @@ import (
 	"github.com/moby/patternmatcher/ignorefile"
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
@@ -392,5 +393,54 @@ func TestDockerignoreAdmitsWhatImagesCopy(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no image stage copies from the build context: the check checked nothing")
+	}
+}
+
+// The TLS reloader's image, as the real node runs it, holds a binary built
+// with the Go Cryptographic Module the Makefile names, in FIPS 140-3 mode by
+// default. The operator's image is built by the same buildStatic; the
+// manager itself is checked, and run under fips140=only, by
+// TestManagerUnderFIPS140Only (building it static here too would add a
+// whole compile of the manager's dependencies to this package).
+func TestImageBinariesCarryTheFIPSModule(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := TLSReloader(t.Context(), dir, TLSReloaderTag); err != nil {
+		t.Fatal(err)
+	}
+	if err := fipsbuild.Check(filepath.Join(dir, "tls-reloader")); err != nil {
+		t.Error(err)
+	}
+}
+
+// The Dockerfile builds what the tests build: each stage that runs go build
+// passes GOFIPS140, declared in that stage, whose default is the
+// Makefile's.
+func TestDockerfileBuildsWithTheFIPSModule(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repo.Root(), "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := continuation.ReplaceAllString(string(raw), " ")
+	if want := "ARG GOFIPS140=" + repo.GoFIPS140(); !slices.Contains(strings.Split(text, "\n"), want) {
+		t.Errorf("the Dockerfile lacks the line %q before its first FROM", want)
+	}
+	var stage string
+	declared, builds := false, 0
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "FROM "):
+			stage, declared = line, false
+		case line == "ARG GOFIPS140":
+			declared = true
+		case strings.HasPrefix(line, "RUN ") && strings.Contains(line, "go build"):
+			builds++
+			if !declared || !strings.Contains(line, "GOFIPS140=${GOFIPS140}") {
+				t.Errorf("in %q, %q builds without GOFIPS140 (declared in the stage: %t)", stage, line, declared)
+			}
+		}
+	}
+	if builds != 2 {
+		t.Errorf("%d go builds in the Dockerfile, want 2 (the manager and the TLS reloader)", builds)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"time"
@@ -15,10 +16,12 @@ import (
 )
 
 // Build compiles the manager (the module's main package) to path, as `make
-// build` does, and returns path.
+// build` does (with the Go Cryptographic Module GOFIPS140, so it runs in
+// FIPS 140-3 mode), and returns path.
 func Build(ctx context.Context, path string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", path, ".")
 	cmd.Dir = repo.Root()
+	cmd.Env = append(os.Environ(), "GOFIPS140="+repo.GoFIPS140())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build of the operator: %w\n%s", err, out)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -124,4 +125,31 @@ func PrometheusOperatorCRDDir() string {
 		panic("repo: " + err.Error())
 	}
 	return filepath.Join(BinDir(), "crds", "prometheus-operator-"+v)
+}
+
+// goFIPS140Line is the Makefile's statement of the Go Cryptographic Module
+// the product's binaries are built with; the Dockerfile repeats it.
+var goFIPS140Line = regexp.MustCompile(`(?m)^GOFIPS140 \?= (\S+)$`)
+
+var goFIPS140 = sync.OnceValues(func() (string, error) {
+	data, err := os.ReadFile(filepath.Join(Root(), "Makefile"))
+	if err != nil {
+		return "", err
+	}
+	m := goFIPS140Line.FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("the Makefile has no line %q", goFIPS140Line)
+	}
+	return string(m[1]), nil
+})
+
+// GoFIPS140 is the value of GOFIPS140 that make build, make run and the
+// Dockerfile build the manager and the TLS reloader with (v1.0.0), so that
+// the tests run what they ship.
+func GoFIPS140() string {
+	v, err := goFIPS140()
+	if err != nil {
+		panic("repo: " + err.Error())
+	}
+	return v
 }
