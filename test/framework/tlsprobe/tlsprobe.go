@@ -14,6 +14,8 @@ type Offer struct {
 	// CipherSuites are the TLS 1.2-and-older suites offered (nil: Go's
 	// defaults). TLS 1.3 suites cannot be chosen in Go.
 	CipherSuites []uint16
+	// Curves are the key exchanges offered, in order (nil: Go's defaults).
+	Curves []tls.CurveID
 }
 
 // Handshake connects to addr, completes a handshake offering o, and returns
@@ -25,6 +27,7 @@ func Handshake(ctx context.Context, addr string, o Offer) (tls.ConnectionState, 
 		MinVersion:         tls.VersionTLS10,
 		MaxVersion:         o.MaxVersion,
 		CipherSuites:       o.CipherSuites,
+		CurvePreferences:   o.Curves,
 		InsecureSkipVerify: true, //nolint:gosec // see the package doc
 	}}
 	conn, err := d.DialContext(ctx, "tcp", addr)

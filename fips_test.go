@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
+	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
+)
+
+// fipsCurves are the key exchanges FIPS 140-3 mode lets crypto/tls
+// negotiate that a client offering x25519First can get: X25519 is not
+// among them.
+var fipsCurves = []tls.CurveID{tls.CurveP256, tls.CurveP384}
+
+// x25519First offers X25519 before P-256 and P-384: a server outside FIPS
+// 140-3 mode takes X25519, as Go prefers it.
+var x25519First = tlsprobe.Offer{Curves: []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384}}
+
+// TestManagerUnderFIPS140Only runs the operator, built as make build builds
+// it (with the Go Cryptographic Module GOFIPS140), with
+// GODEBUG=fips140=only, where Go's cryptography returns an error or panics
+// on any algorithm FIPS 140-3 does not approve, against a local cluster,
+// and goes through every path of it that uses cryptography: the API server
+// calls its admission webhooks over TLS (a bad Memcached refused, a good
+// one defaulted and admitted), it reconciles that one into a Deployment
+// over its TLS connection to the API server, wins leader election, and
+// serves /metrics over HTTPS to a scraper with a ServiceAccount token.
+// Both servers pick an approved key exchange over the X25519 a client
+// prefers, and the operator logs no refusal of the module and exits
+// cleanly.
+func TestManagerUnderFIPS140Only(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	cluster, err := localcluster.New(localcluster.Options{BinDir: repo.ControlPlaneDir()})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = cluster.Stop() })
+	g.Expect(cluster.Start(ctx)).To(Succeed())
+	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(cachev1.AddToScheme(scheme)).To(Succeed())
+	k8s, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	work := t.TempDir()
+	bin, err := operatorproc.Build(ctx, filepath.Join(work, "manager"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(fipsbuild.Check(bin)).To(Succeed())
+
+	const ns = "fips"
+	g.Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	token := metricsScraperToken(ctx, g, k8s, cluster, ns)
+
+	logPath := filepath.Join(work, "operator.log")
+	op, err := operatorproc.Start(ctx, operatorproc.Options{
+		Binary: bin, Kubeconfig: cluster.KubeconfigPath(), LogPath: logPath,
+		Webhooks: operatorproc.WebhooksLocal, WebhookCertDir: filepath.Join(work, "webhook-certs"),
+		SecureMetrics: true, LeaderElectionNamespace: ns,
+		Env: []string{"GODEBUG=fips140=only"},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(op.Tail(60))
+		}
+		_ = op.Stop(45 * time.Second)
+	})
+	log, err := os.ReadFile(logPath)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(log)).To(ContainSubstring(`"fips140":true,"fips140Enforced":true,"fips140Module":"`+repo.GoFIPS140()+`"`),
+		"the operator says it runs the module in FIPS 140-3 mode, enforced")
+
+	t.Log("leader election: the Lease is held")
+	g.Eventually(func(g Gomega) {
+		var lease coordinationv1.Lease
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "memcached-operator.cache.example.com"}, &lease)).To(Succeed())
+		g.Expect(lease.Spec.HolderIdentity).To(HaveValue(Not(BeEmpty())))
+	}).WithTimeout(time.Minute).Should(Succeed())
+
+	t.Log("admission: the API server calls both webhooks")
+	err = k8s.Create(ctx, gen.Memcached(ns, "too-big", gen.WithSize(17)))
+	g.Expect(err).To(MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+	cache := gen.Memcached(ns, "cache")
+	g.Expect(k8s.Create(ctx, cache)).To(Succeed())
+	g.Expect(cache.Spec.Size).To(HaveValue(BeEquivalentTo(3)), "defaulted by the mutating webhook")
+
+	t.Log("reconciliation: the Deployment")
+	g.Eventually(func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cache"}, &metav1.PartialObjectMetadata{
+			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}})
+	}).WithTimeout(time.Minute).Should(Succeed())
+
+	t.Log("metrics: an HTTPS scrape with a ServiceAccount token")
+	scraper := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		// controller-runtime's self-signed certificate: nothing to verify
+		// it against; its key and signature are what FIPS mode judges.
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see above
+		Proxy:           nil,
+	}}
+	g.Eventually(func(g Gomega) {
+		code, body, err := scrape.Get(ctx, scraper, "https://"+op.MetricsAddr()+"/metrics", token)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(code).To(Equal(http.StatusOK), "body: %.300s", body)
+		g.Expect(body).To(ContainSubstring(`controller_runtime_reconcile_total{controller="memcached",result="success"}`))
+	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+
+	for name, addr := range map[string]string{"webhook": op.WebhookAddr(), "metrics": op.MetricsAddr()} {
+		for _, max := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+			offer := x25519First
+			offer.MaxVersion = max
+			st, err := tlsprobe.Handshake(ctx, addr, offer)
+			g.Expect(err).NotTo(HaveOccurred(), "the %s server refused %s offering X25519, P-256 and P-384", name, tls.VersionName(max))
+			g.Expect(fipsCurves).To(ContainElement(st.CurveID), "the %s server chose %s with %s", name, st.CurveID, tls.VersionName(max))
+		}
+	}
+
+	g.Expect(op.Stop(45*time.Second)).To(Succeed(), "the operator's exit")
+	log, err = os.ReadFile(logPath)
+	g.Expect(err).NotTo(HaveOccurred())
+	// Go's words for what the module refuses under fips140=only, and the
+	// start of a panic.
+	g.Expect(string(log)).NotTo(Or(ContainSubstring("FIPS 140-only mode"), ContainSubstring("panic:")))
+}
+
+// metricsScraperToken is a token of a ServiceAccount in ns that may GET
+// /metrics, as a Prometheus is.
+func metricsScraperToken(ctx context.Context, g *WithT, k8s client.Client, cluster *localcluster.Cluster, ns string) string {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scraper"}}
+	g.Expect(k8s.Create(ctx, sa)).To(Succeed())
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "fips-metrics-scraper"},
+		Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}}
+	g.Expect(k8s.Create(ctx, role)).To(Succeed())
+	g.Expect(k8s.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}})).To(Succeed())
+	token, err := cluster.ServiceAccountToken(ctx, ns, sa.Name)
+	g.Expect(err).NotTo(HaveOccurred())
+	return token
+}
