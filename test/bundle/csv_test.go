@@ -34,7 +34,10 @@ func TestCSVAnnotations(t *testing.T) {
 		{"features.operators.openshift.io/disconnected", "true",
 			"relatedImages lists every image and the operand image comes from RELATED_IMAGE_MEMCACHED; release bundles pin digests (USE_IMAGE_DIGESTS=true)"},
 		{"features.operators.openshift.io/fips-compliant", "false",
-			"the manager is built with the upstream Go toolchain, not against a FIPS-validated crypto module"},
+			"the manager and the TLS reloader run Go's validated Cryptographic Module in FIPS 140-3 mode " +
+				"(TestImageBinariesCarryTheFIPSModule, TestManagerUnderFIPS140Only), but the annotation means that the operator " +
+				"and its operands solely call RHEL's validated library: with spec.tls, memcached's TLS is its image's OpenSSL " +
+				"(docker.io/library/memcached, Alpine's), and the operator's own module is Go's, not RHEL's; docs/fips.md"},
 		{"features.operators.openshift.io/tls-profiles", "true",
 			"the webhook and metrics servers follow the APIServer tlsSecurityProfile, watched, Intermediate without it " +
 				"(TestServersFollowClusterTLSProfile), and memcached's TLS follows it (controllers/cluster_tls_test.go)"},
