@@ -24,6 +24,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
@@ -165,7 +166,7 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "stand-in")
-	if err := buildStatic(context.Background(), bin, "./test/framework/images/pause"); err != nil {
+	if err := gobuild.Module(context.Background(), bin, "./test/framework/images/pause"); err != nil {
 		t.Fatal(err)
 	}
 	// A CSV names the operator's image by its release tag: the archive

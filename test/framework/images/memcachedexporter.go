@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -51,7 +52,7 @@ func MemcachedExporter(ctx context.Context, dir, ref string) (Image, error) {
 	// What `memcached_exporter --version` and the
 	// memcached_exporter_build_info series report, as in upstream's build.
 	ldflags := "-s -w -X github.com/prometheus/common/version.Version=" + strings.TrimPrefix(version, "v")
-	if err := goBuildStatic(ctx, wrapper, bin, exporterPackage, ldflags); err != nil {
+	if err := gobuild.Static(ctx, wrapper, bin, exporterPackage, ldflags); err != nil {
 		return Image{}, err
 	}
 	return memcachedExporterImage(dir, bin, version, ref)

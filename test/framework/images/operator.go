@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -27,7 +28,7 @@ const (
 // labelled as the Dockerfile's final stage says for VERSION.
 func Operator(ctx context.Context, dir, ref string, aliases ...string) (Image, error) {
 	bin := filepath.Join(dir, "manager")
-	if err := buildStatic(ctx, bin, "."); err != nil {
+	if err := gobuild.Module(ctx, bin, "."); err != nil {
 		return Image{}, err
 	}
 	return operatorImage(dir, bin, ref, aliases...)

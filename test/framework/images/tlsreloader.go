@@ -3,6 +3,8 @@ package images
 import (
 	"context"
 	"path/filepath"
+
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 )
 
 // TLSReloaderTag is what the tests and the local cluster's real node call
@@ -19,7 +21,7 @@ const tlsReloaderStage = "tls-reloader"
 // says for TLS_RELOADER_VERSION.
 func TLSReloader(ctx context.Context, dir, ref string) (Image, error) {
 	bin := filepath.Join(dir, "tls-reloader")
-	if err := buildStatic(ctx, bin, "./certs/tlsreloader"); err != nil {
+	if err := gobuild.Module(ctx, bin, "./certs/tlsreloader"); err != nil {
 		return Image{}, err
 	}
 	return tlsReloaderImage(dir, bin, ref)

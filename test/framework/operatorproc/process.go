@@ -5,25 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// Build compiles the manager (the module's main package) to path, as `make
-// build` does (with the Go Cryptographic Module GOFIPS140, so it runs in
-// FIPS 140-3 mode), and returns path.
+// Build compiles the manager (the module's main package) to path, as the
+// Dockerfile does (static, with the Go Cryptographic Module GOFIPS140, so it
+// runs in FIPS 140-3 mode): the binary of the operator image the real node
+// runs, built from the same compiled packages. It returns path.
 func Build(ctx context.Context, path string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", path, ".")
-	cmd.Dir = repo.Root()
-	cmd.Env = append(os.Environ(), "GOFIPS140="+repo.GoFIPS140())
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build of the operator: %w\n%s", err, out)
+	if err := gobuild.Module(ctx, path, "."); err != nil {
+		return "", fmt.Errorf("the operator: %w", err)
 	}
 	return path, nil
 }
