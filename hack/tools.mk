@@ -42,6 +42,7 @@ OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 PROMTOOL ?= $(LOCALBIN)/promtool
 CRANE ?= $(LOCALBIN)/crane
+PREFLIGHT ?= $(LOCALBIN)/preflight
 
 ## Tool Versions
 KUSTOMIZE_VERSION ?= v5.8.2
@@ -54,12 +55,16 @@ PROMTOOL_VERSION ?= v0.316.0
 CRANE_VERSION ?= v0.22.1
 # The main Makefile sets OPERATOR_SDK_VERSION too; this is only a fallback.
 # The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
-# OPM_VERSION, OLM_VERSION, K8S_VERSION, ETCD_VERSION, CONTAINERD_VERSION or
-# COREDNS_VERSION needs the matching hack/tools/<tool>/go.mod too (the build
-# stops with a message otherwise).
+# OPM_VERSION, OLM_VERSION, PREFLIGHT_VERSION, K8S_VERSION, ETCD_VERSION,
+# CONTAINERD_VERSION or COREDNS_VERSION needs the matching
+# hack/tools/<tool>/go.mod too (the build stops with a message otherwise).
 OPERATOR_SDK_VERSION ?= v1.31.0
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.38.0
+# openshift-preflight: v1.14.1 is the newest version the module proxy serves
+# (v1.14.2, v1.15.x, v1.16.0 and v1.17.0 are refused); hack/tools/preflight
+# pins the same.
+PREFLIGHT_VERSION ?= v1.14.1
 # The Kubernetes version has one source: hack/tools/kubernetes/go.mod's
 # requirement of k8s.io/kubernetes (the Go tests read it there too).
 ifndef K8S_VERSION
@@ -205,6 +210,20 @@ OPM_LDFLAGS = -s -w \
 opm: $(OPM) ## Build opm locally if necessary (from hack/tools/opm).
 $(OPM): .tools-check | $(LOCALBIN)
 	$(call go-build-tool,$(OPM),opm,$(OPM_MODULE),$(OPM_VERSION),$(OPM_MODULE)/cmd/opm,CGO_ENABLED=1,json1 containers_image_openpgp,$(OPM_LDFLAGS))
+
+# openshift-preflight, Red Hat's certification checks (test/preflight runs its
+# container policy against the operator image). `go install` fails: the proxy
+# serves v1.14.1 but no version list, which go install asks for. Static, as
+# upstream builds it.
+PREFLIGHT_MODULE := github.com/redhat-openshift-ecosystem/openshift-preflight
+PREFLIGHT_LDFLAGS = -s -w \
+	-X $(PREFLIGHT_MODULE)/version.version=$(PREFLIGHT_VERSION) \
+	-X $(PREFLIGHT_MODULE)/version.commit=$$commit
+
+.PHONY: preflight
+preflight: $(PREFLIGHT) ## Build openshift-preflight locally if necessary (from hack/tools/preflight).
+$(PREFLIGHT): .tools-check | $(LOCALBIN)
+	$(call go-build-tool,$(PREFLIGHT),preflight,$(PREFLIGHT_MODULE),$(PREFLIGHT_VERSION),$(PREFLIGHT_MODULE)/cmd/preflight,CGO_ENABLED=0,,$(PREFLIGHT_LDFLAGS))
 
 OLM_MODULE := github.com/operator-framework/operator-lifecycle-manager
 
