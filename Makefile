@@ -182,6 +182,16 @@ test-olm: manifests generate node node-packages olm opm olm-manifests kustomize 
 test-disconnected: manifests kustomize operator-sdk crane memcached ## The release bundle (make bundle USE_IMAGE_DIGESTS=true in a copy of the tree, its registries stood in for on loopback) names every image by the digest pushed.
 	$(GO_TEST) ./test/disconnected/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
 
+# Peers' checks. test-preflight needs no cluster and no root: the image is
+# served from a loopback registry in the test process.
+.PHONY: test-preflight
+test-preflight: preflight ## openshift-preflight's container policy against the operator image, offline (every check passes but BasedOnUbi: no UBI base, and Pyxis is not reachable).
+	$(GO_TEST) ./test/preflight/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
+
+.PHONY: test-scorecard
+test-scorecard: manifests generate node node-packages operator-sdk ## operator-sdk scorecard with the bundle's configuration, its test pods on the real node (root only).
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/scorecard/... -count=1 -timeout 20m $(TEST_ARGS) $(TEST_REPORTER)
+
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s
 
