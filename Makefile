@@ -185,7 +185,7 @@ test-disconnected: manifests kustomize operator-sdk crane memcached ## The relea
 # Peers' checks. test-preflight needs no cluster and no root: the image is
 # served from a loopback registry in the test process.
 .PHONY: test-preflight
-test-preflight: preflight ## openshift-preflight's container policy against the operator image, offline (every check passes but BasedOnUbi: no UBI base, and Pyxis is not reachable).
+test-preflight: preflight ## openshift-preflight's container policy against the operator image, offline (every check passes but the three that need a Red Hat base image).
 	$(GO_TEST) ./test/preflight/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-scorecard
