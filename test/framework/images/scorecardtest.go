@@ -6,6 +6,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
+	"github.com/example-inc/memcached-operator/test/framework/gobuild"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -30,7 +31,7 @@ const (
 // UBI base, which the binary does not use.
 func ScorecardTest(ctx context.Context, dir, ref string) (Image, error) {
 	bin := filepath.Join(dir, "scorecard-test")
-	if err := goBuildStatic(ctx, filepath.Join(repo.Root(), scorecardTestWrapper), bin, scorecardTestPackage, "-s -w"); err != nil {
+	if err := gobuild.Static(ctx, filepath.Join(repo.Root(), scorecardTestWrapper), bin, scorecardTestPackage, "-s -w"); err != nil {
 		return Image{}, err
 	}
 	e, err := hostExecutable(bin, scorecardTestBinary)
