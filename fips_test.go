@@ -14,12 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
@@ -55,19 +51,7 @@ func TestManagerUnderFIPS140Only(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	cluster, err := localcluster.New(localcluster.Options{BinDir: repo.ControlPlaneDir()})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = cluster.Stop() })
-	g.Expect(cluster.Start(ctx)).To(Succeed())
-	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(cachev1.AddToScheme(scheme)).To(Succeed())
-	k8s, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	cluster, k8s := startLocalCluster(ctx, t, g)
 
 	work := t.TempDir()
 	bin, err := operatorproc.Build(ctx, filepath.Join(work, "manager"))

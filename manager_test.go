@@ -22,18 +22,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
@@ -53,19 +48,7 @@ func TestServe(t *testing.T) {
 	logged := gbytes.NewBuffer()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logged)))
 
-	cluster, err := localcluster.New(localcluster.Options{BinDir: repo.ControlPlaneDir()})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = cluster.Stop() })
-	g.Expect(cluster.Start(ctx)).To(Succeed())
-	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
-	})
-	g.Expect(err).NotTo(HaveOccurred())
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(cachev1.AddToScheme(scheme)).To(Succeed())
-	k8s, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	cluster, k8s := startLocalCluster(ctx, t, g)
 	for _, ns := range []string{"watched", "unwatched"} {
 		g.Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
@@ -64,14 +63,7 @@ func TestServersFollowClusterTLSProfile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	cluster, err := localcluster.New(localcluster.Options{BinDir: repo.ControlPlaneDir()})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = cluster.Stop() })
-	g.Expect(cluster.Start(ctx)).To(Succeed())
-	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
-	})
-	g.Expect(err).NotTo(HaveOccurred())
+	cluster, _ := startLocalCluster(ctx, t, g)
 	work := t.TempDir()
 	bin, err := operatorproc.Build(ctx, filepath.Join(work, "manager"))
 	g.Expect(err).NotTo(HaveOccurred())
