@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -85,6 +87,31 @@ func containerdMirrors(m *registrymirror.Mirror) map[string]string {
 	return out
 }
 
+// mirroredLabel marks the mirror's copies of the images (ownImageID).
+const mirroredLabel = "com.example.test.mirrored"
+
+// ownImageID returns img with a label that gives it an image ID of its
+// own. The other specs run the same builds under names imported onto the
+// node, which no registry serves. Once the kubelet has pulled an image ID,
+// it no longer counts it as preloaded: a pod that names it by another
+// repository makes the kubelet pull it to verify credentials
+// (KubeletEnsureSecretPulledImages, imagePullCredentialsVerificationPolicy
+// NeverVerifyPreloadedImages), and that pull fails. Had this spec's pull
+// of the exporter shared the ID of the imported localhost/memcached-exporter,
+// the memcached pods of the specs after it would never become ready.
+func ownImageID(img v1.Image) (v1.Image, error) {
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	c := *cf.Config.DeepCopy()
+	if c.Labels == nil {
+		c.Labels = map[string]string{}
+	}
+	c.Labels[mirroredLabel] = "true"
+	return mutate.Config(img, c)
+}
+
 // pushedImage is an image the spec pushed to the mirror.
 type pushedImage struct {
 	tag    name.Tag
@@ -112,6 +139,8 @@ var _ = Describe("A disconnected install: the release bundle through OLM, every 
 		Expect(err).NotTo(HaveOccurred())
 		for ref, img := range imgs {
 			i, err := tarball.ImageFromPath(img.Archive, nil)
+			Expect(err).NotTo(HaveOccurred())
+			i, err = ownImageID(i)
 			Expect(err).NotTo(HaveOccurred())
 			d, err := mirror.Push(ctx, ref, i)
 			Expect(err).NotTo(HaveOccurred())
