@@ -233,8 +233,8 @@ verify: manifests generate ## Fail, changing nothing committed, when generated f
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary, with the Go Cryptographic Module GOFIPS140.
-	GOFIPS140="$(GOFIPS140)" go build -o bin/manager .
+build: manifests generate fmt vet ## Build the manager binary as the Dockerfile does: static, -trimpath, with the Go Cryptographic Module GOFIPS140.
+	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -o bin/manager .
 
 .PHONY: run
 run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
