@@ -46,8 +46,9 @@ host=${server#https://}
 host=${host%:*}
 host=${host#[}
 host=${host%]}
-# The local cluster's API server is on loopback, or, with a real node, on
-# the pod network's gateway address: either way an address of this machine.
+# The local cluster's kubeconfig names loopback (with a real node, a relay to
+# the API server on the pod network's gateway), which no proxy variable
+# diverts; another cluster may be on any address of this machine.
 case $host in
   localhost | 127.* | ::1) on_this_host=true ;;
   # Read whole before matching: grep -q would stop reading at the first

@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
@@ -32,11 +33,13 @@ import (
 var _ = Describe("make run on a fresh machine", Ordered, func() {
 	var (
 		dir, kubeconfig, log string
+		proxy                string
 		env                  []string
 		run                  *process.Process
 	)
+	// kubectl in the user's second terminal, with the same environment.
 	kubectl := func(ctx context.Context, stdin []byte, args ...string) (string, error) {
-		out, err := harness.Kubectl(ctx, kubeconfig, stdin, args...)
+		out, err := harness.KubectlWithEnv(ctx, env, kubeconfig, stdin, args...)
 		return string(out), err
 	}
 	makeRun := func() *exec.Cmd {
@@ -63,6 +66,12 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			}
 		}
 		env = append(env, "HOME="+home, "GOCACHE="+goEnv("GOCACHE"), "GOPATH="+goEnv("GOPATH"))
+		// On a corporate network: the usual proxy variables name a proxy
+		// that cannot be reached (nothing listens on its loopback port), and
+		// NO_PROXY does not name the cluster. make run, the operator it
+		// starts and kubectl must reach the local cluster directly.
+		proxy = unreachableProxy()
+		env = append(env, proxyEnv(proxy)...)
 		DeferCleanup(func(ctx SpecContext) {
 			Expect(run.Kill()).To(Succeed())
 			harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
@@ -143,6 +152,20 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			Expect(memcache.RoundTrip(ctx, net.JoinHostPort(ip, "11211"), "make-run", []byte(ip))).To(Succeed(), "pod %s", ip)
 		}
 	}, SpecTimeout(2*time.Minute))
+
+	It("hands the shell's proxy variables to memcached, while make run and kubectl reach the cluster directly", func(ctx SpecContext) {
+		// Every spec of this container runs make run and kubectl behind
+		// the unreachable proxy; the operator is not to bypass it for its
+		// operands, only for the cluster.
+		out, err := kubectl(ctx, nil, "get", "deploy", "memcached-sample", "-o",
+			`jsonpath={range .spec.template.spec.containers[?(@.name=="memcached")].env[*]}{.name}={.value}{"\n"}{end}`)
+		Expect(err).NotTo(HaveOccurred())
+		for _, kv := range proxyEnv(proxy) {
+			if name, _, _ := strings.Cut(kv, "="); name == strings.ToUpper(name) {
+				Expect(strings.Split(out, "\n")).To(ContainElement(kv))
+			}
+		}
+	}, SpecTimeout(time.Minute))
 
 	It("runs the README's kubectl commands as printed, with the output it shows", func(ctx SpecContext) {
 		steps := readmeKubectlSteps()
@@ -371,6 +394,26 @@ func readmeKubectlSteps() []kubectlStep {
 
 // goEnv is a go env value of the test's own environment, so that make run
 // under a fresh HOME reuses the build and module caches.
+// unreachableProxy is the URL of a proxy nobody serves: a loopback port
+// nothing listens on, so that a connection through it fails at once and
+// never leaves this machine.
+func unreachableProxy() string {
+	GinkgoHelper()
+	ports, err := addr.FreePorts(1)
+	Expect(err).NotTo(HaveOccurred())
+	return "http://127.0.0.1:" + strconv.Itoa(ports[0])
+}
+
+// proxyEnv is a corporate shell's proxy variables, in both cases: every
+// request through proxy, but for a domain that names no cluster here.
+func proxyEnv(proxy string) []string {
+	var env []string
+	for name, value := range map[string]string{"HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "NO_PROXY": ".corp.example.com"} {
+		env = append(env, name+"="+value, strings.ToLower(name)+"="+value)
+	}
+	return env
+}
+
 func goEnv(name string) string {
 	GinkgoHelper()
 	out, err := exec.Command("go", "env", name).Output()

@@ -32,7 +32,14 @@ func RequireTools(names ...string) {
 // Kubectl runs bin/kubectl with kubeconfig, stdin if given, and returns its
 // standard output; its standard error is in the error.
 func Kubectl(ctx context.Context, kubeconfig string, stdin []byte, args ...string) ([]byte, error) {
+	return KubectlWithEnv(ctx, nil, kubeconfig, stdin, args...)
+}
+
+// KubectlWithEnv is Kubectl in the environment env, as a user's shell runs
+// it (nil: the test's).
+func KubectlWithEnv(ctx context.Context, env []string, kubeconfig string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, Tool("kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Env = env
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -43,6 +43,9 @@ type Cluster struct {
 	// machine's node lock while the cluster runs.
 	nodePorts nodePorts
 	node      *node
+	// relay is the API server's port on 127.0.0.1 when, with a real node,
+	// it listens on the bridge address.
+	relay *apiServerRelay
 	// nodeImages are the archives of the images every real node has: the
 	// pause image and the client image (images.BusyboxTag).
 	nodeImages []string
@@ -180,7 +183,12 @@ func (c *Cluster) prepare(ctx context.Context) error {
 			return err
 		}
 	}
-	server := c.serverURL()
+	if c.opts.RealNode {
+		if c.relay, err = relayAPIServer(c.componentServer()); err != nil {
+			return fmt.Errorf("relaying the API server to loopback: %w", err)
+		}
+	}
+	server := c.componentServer()
 	for _, comp := range []Component{ControllerManager, Scheduler, Kwok, CoreDNS, Kubelet, KubeProxy} {
 		if err := writeKubeconfig(l.componentKubeconfig(comp), server, c.pki.ca.CertPEM, certificateUser(c.pki.clients[string(comp)])); err != nil {
 			return err
@@ -215,6 +223,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		c.specs[comp] = process.Spec{
 			Path:    c.binary(comp),
 			Args:    append(args[comp], c.opts.ExtraArgs[comp]...),
+			Env:     componentEnv(),
 			Dir:     dir,
 			LogPath: l.log(comp),
 		}
@@ -356,6 +365,10 @@ func (c *Cluster) stopAll() error {
 		errs = append(errs, removeLeftovers(c.layout, c.binary(KubeProxy)), c.node.release())
 		c.node = nil
 	}
+	if c.relay != nil {
+		errs = append(errs, c.relay.close())
+		c.relay = nil
+	}
 	return errors.Join(errs...)
 }
 
@@ -423,9 +436,18 @@ func (c *Cluster) RestConfig() *rest.Config {
 	return c.restConfig()
 }
 
-// serverURL is the API server's URL, for clients on this machine and, with
-// a real node, in its pods.
+// serverURL is the API server's URL for clients on this machine: always on
+// loopback, which no proxy variable can divert.
 func (c *Cluster) serverURL() string {
+	if c.relay != nil {
+		return loopbackURL("https", c.relay.port())
+	}
+	return loopbackURL("https", c.ports.apiServer)
+}
+
+// componentServer is the API server's URL for the cluster's own processes:
+// where it listens, the bridge address with a real node.
+func (c *Cluster) componentServer() string {
 	if c.opts.RealNode {
 		return "https://" + net.JoinHostPort(bridgeIP, strconv.Itoa(c.ports.apiServer))
 	}

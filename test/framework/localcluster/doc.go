@@ -25,8 +25,10 @@ containerd with runc and the CNI bridge plugin, kubelet and kube-proxy, on
 a bridge the launcher creates (localcluster0, 10.88.0.1/16), and CoreDNS
 serving cluster.local on the bridge address, kubelet's clusterDNS.
 The API server then listens on the bridge address, so that pods reach it
-through the kubernetes Service, and the fake nodes get a taint, so that pods
-run for real unless they tolerate kwok. Nothing is pulled: containerd's
+through the kubernetes Service, and clients on this machine reach it through
+a relay on 127.0.0.1, which no HTTP_PROXY or HTTPS_PROXY diverts (the
+cluster's own processes run without the proxy variables); the fake nodes get
+a taint, so that pods run for real unless they tolerate kwok. Nothing is pulled: containerd's
 registries are a push-only loopback host; the node imports the sandbox image
 and a busybox client image (images.BusyboxTag) itself, and ImportImages
 loads others built by package images. Stop removes the pods and everything the node put

@@ -1,0 +1,86 @@
+package localcluster
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAPIServerRelay(t *testing.T) {
+	// An upper-casing echo server stands for the API server.
+	server, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	go func() {
+		for {
+			c, err := server.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				s := bufio.NewScanner(c)
+				for s.Scan() {
+					_, _ = io.WriteString(c, strings.ToUpper(s.Text())+"\n")
+				}
+			}()
+		}
+	}()
+
+	r, err := relayAPIServer(server.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "get pods\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || got != "GET PODS\n" {
+		t.Fatalf("through the relay: %q, %v; want %q", got, err, "GET PODS\n")
+	}
+
+	// close ends a connection still open (a watch), not only the listener.
+	if err := r.close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := c.Read(make([]byte, 1))
+	var netErr net.Error
+	if err == nil || (errors.As(err, &netErr) && netErr.Timeout()) {
+		t.Fatalf("after close: read %d bytes, %v; want the connection ended", n, err)
+	}
+	if _, err := net.Dial("tcp", r.ln.Addr().String()); err == nil {
+		t.Fatal("the relay still accepts after close")
+	}
+}
+
+func TestComponentEnvDropsProxyVariables(t *testing.T) {
+	for _, kv := range []string{"HTTP_PROXY=http://127.0.0.1:1", "https_proxy=http://127.0.0.1:1", "NO_PROXY=.corp", "all_proxy=socks5://127.0.0.1:1"} {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	t.Setenv("LOCALCLUSTER_TEST_KEPT", "yes")
+	env := componentEnv()
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasSuffix(strings.ToUpper(name), "_PROXY") {
+			t.Errorf("the cluster's processes get %s", kv)
+		}
+	}
+	if !slices.Contains(env, "LOCALCLUSTER_TEST_KEPT=yes") {
+		t.Error("componentEnv dropped a variable that is not a proxy's")
+	}
+}
