@@ -23,19 +23,20 @@ COPY api/ api/
 COPY controllers/ controllers/
 COPY webhooks/ webhooks/
 COPY certs/ certs/
+COPY cmd/ cmd/
 
 # TARGETARCH has no default so that, without buildx, the binary matches the
 # host that builds it; buildx sets both for each --platform.
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} GOFIPS140=${GOFIPS140} \
     go build -trimpath -ldflags "-s -w" -o manager .
 
-# The sidecar of memcached pods that serve TLS (certs/tlsreloader), built
+# The sidecar of memcached pods that serve TLS (cmd/tls-reloader), built
 # from the same sources in a stage of its own, so that building the
 # operator image does not build it.
 FROM builder AS tls-reloader-builder
 ARG GOFIPS140
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} GOFIPS140=${GOFIPS140} \
-    go build -trimpath -ldflags "-s -w" -o tls-reloader ./certs/tlsreloader
+    go build -trimpath -ldflags "-s -w" -o tls-reloader ./cmd/tls-reloader
 
 # The sidecar's image: `docker build --target tls-reloader`. It is
 # versioned apart from the operator (TLS_RELOADER_VERSION in the

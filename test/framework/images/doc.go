@@ -13,7 +13,7 @@
 //   - Operator: the manager built static from this tree, with the user,
 //     entrypoint, working directory, ports and labels of the Dockerfile's
 //     final stage, read from the Dockerfile itself.
-//   - TLSReloader: certs/tlsreloader, the TLS sidecar, as the Dockerfile's
+//   - TLSReloader: cmd/tls-reloader, the TLS sidecar, as the Dockerfile's
 //     tls-reloader stage says.
 //   - MemcachedExporter: prometheus/memcached_exporter, the metrics sidecar,
 //     built static and unchanged from its Go module at the version

@@ -16,12 +16,12 @@ const TLSReloaderTag = "localhost/memcached-tls-reloader:test"
 const tlsReloaderStage = "tls-reloader"
 
 // TLSReloader writes the image of the sidecar of memcached pods that serve
-// TLS to dir, tagged ref: certs/tlsreloader built static and the license,
+// TLS to dir, tagged ref: cmd/tls-reloader built static and the license,
 // placed, configured and labelled as the Dockerfile's tls-reloader stage
 // says for TLS_RELOADER_VERSION.
 func TLSReloader(ctx context.Context, dir, ref string) (Image, error) {
 	bin := filepath.Join(dir, "tls-reloader")
-	if err := gobuild.Module(ctx, bin, "./certs/tlsreloader"); err != nil {
+	if err := gobuild.Module(ctx, bin, "./cmd/tls-reloader"); err != nil {
 		return Image{}, err
 	}
 	return tlsReloaderImage(dir, bin, ref)
