@@ -9,7 +9,7 @@ import (
 
 // Metrics are the reconciler's own Prometheus metrics, beside those
 // controller-runtime keeps for every controller (reconcile totals, errors,
-// durations). It is a prometheus.Collector: package main registers one on
+// durations). It is a prometheus.Collector: cmd/manager/app registers one on
 // controller-runtime's registry (sigs.k8s.io/controller-runtime/pkg/metrics),
 // which the manager's /metrics serves. A reconciler made without one keeps
 // its own, which nobody collects, so tests can run several reconcilers in

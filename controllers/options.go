@@ -81,7 +81,7 @@ type Options struct {
 	ProgressInterval time.Duration
 
 	// Metrics is where the reconciler reports which Memcached are blocked;
-	// package main registers it for /metrics. Defaults to a Metrics of the
+	// cmd/manager/app registers it for /metrics. Defaults to a Metrics of the
 	// reconciler's own, which nothing collects.
 	Metrics *Metrics
 }

@@ -197,7 +197,7 @@ func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
 }
 
 // The manager takes the Go runtime's soft memory limit from MEMORY_LIMIT
-// (memory_limit.go), which must be its own container's limit in bytes, in
+// (cmd/manager/app/memory_limit.go), which must be its own container's limit in bytes, in
 // config/manager and in the CSV OLM installs; without it a flood can grow
 // the heap past the limit before the collector runs, and the pod is killed.
 func TestManagerIsToldItsMemoryLimit(t *testing.T) {

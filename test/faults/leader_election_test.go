@@ -18,7 +18,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
-// leaseName is the operator's LeaderElectionID (manager.go).
+// leaseName is the operator's LeaderElectionID (cmd/manager/app/manager.go).
 const leaseName = "memcached-operator.cache.example.com"
 
 var _ = Describe("two replicas with leader election", func() {

@@ -52,7 +52,7 @@ var managerAccess = []access{
 // lead (the Lease and its event) and, only under OLM, make its Deployment
 // an owner of OLM's webhook certificate Secret (certs.KeepOLMSecret: the
 // pod's ReplicaSet, then the Secret) and read its Subscription at start
-// (subscription_config.go).
+// (cmd/manager/app/subscription_config.go).
 var ownNamespaceAccess = []access{
 	{verb: "update", group: "coordination.k8s.io", resource: "leases"},
 	{verb: "create", resource: "events"},

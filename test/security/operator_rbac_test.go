@@ -16,7 +16,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
-// leaderElectionID is manager.go's LeaderElectionID.
+// leaderElectionID is cmd/manager/app/manager.go's LeaderElectionID.
 const leaderElectionID = "memcached-operator.cache.example.com"
 
 // operatorMay asks the API server's authorizer whether the operator's
