@@ -210,19 +210,19 @@ fuzz-build: ## Compile every fuzz target's instrumented test binary, running not
 	hack/fuzz.sh --build
 
 .PHONY: bench
-bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, and filled to its memory (root), then N=1000 Memcached and 10k unrelated pods on a local cluster (15 to 20 min); writes docs/bench and docs/benchmarks.md's results.
+bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, and filled to its memory (root), then N=1000 Memcached and 10k unrelated pods on a local cluster; writes docs/bench and docs/benchmarks.md's results.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-memcached
-bench-memcached: manifests generate node node-packages ## Only the memcached benchmark: a pod at the operator's defaults on the real node against the same memcached on the host (root, ~2 min); writes docs/bench/memcached.json and its section of docs/benchmarks.md.
+bench-memcached: manifests generate node node-packages ## Only the memcached benchmark: a pod at the operator's defaults on the real node against the same memcached on the host (root); writes docs/bench/memcached.json and its section of docs/benchmarks.md.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios memcached $(BENCH_ARGS)
 
 .PHONY: bench-memory
-bench-memory: manifests generate node node-packages ## Only the memory benchmark: Memcached of 64Mi, 256Mi and 1Gi (and 64Mi with TLS) filled on the real node, the containers' peak memory against their limits (root, a few minutes); fails on an OOM kill, a restart or no eviction; writes docs/bench/memory.json and its section of docs/benchmarks.md.
+bench-memory: manifests generate node node-packages ## Only the memory benchmark: Memcached of 64Mi, 256Mi and 1Gi (and 64Mi with TLS) filled on the real node, the containers' peak memory against their limits (root); fails on an OOM kill, a restart or no eviction; writes docs/bench/memory.json and its section of docs/benchmarks.md.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios memory $(BENCH_ARGS)
 
 .PHONY: bench-smoke
-bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load and a 64Mi Memcached filled (~2 min, root); fails if one cannot complete, a memcached is OOM-killed, or a counted target (writes, idle reconciles) is missed.
+bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load and a 64Mi Memcached filled (root); fails if one cannot complete, a memcached is OOM-killed, or a counted target (writes, idle reconciles) is missed.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
 
 .PHONY: lint

@@ -186,10 +186,9 @@ $(PROMTOOL): .tools-check | $(LOCALBIN)
 # versions). hack/tools/operator-sdk is its own go.mod renamed, with x/tools
 # raised to v0.34.0 (v0.9.1 does not compile with Go >= 1.24). Built without
 # cgo, as test/framework/images builds the scorecard-test image from the same
-# module: that build then finds every package compiled (4 s instead of 6.6
-# CPU-minutes on a clean machine). Only operator-registry's sqlite3 wants
-# cgo, and nothing this project runs (generate, bundle validate, scorecard)
-# opens a database.
+# module: that build then finds every package compiled instead of compiling
+# them again. Only operator-registry's sqlite3 wants cgo, and nothing this
+# project runs (generate, bundle validate, scorecard) opens a database.
 OPERATOR_SDK_MODULE := github.com/operator-framework/operator-sdk
 OPERATOR_SDK_K8S_VERSION ?= v1.26.0
 OPERATOR_SDK_LDFLAGS = -s -w \
@@ -246,7 +245,7 @@ $(OLM) $(OLM_CATALOG) &:
 # kubectl from hack/tools/kubernetes (k8s.io/kubernetes cannot be `go install`ed),
 # etcd from hack/tools/etcd, kwok from the proxy, and the kwok Stages that make
 # pods Running and Ready on fake nodes. Point KUBEBUILDER_ASSETS at
-# $(CONTROL_PLANE_DIR). Cold: ~10 min for the four Kubernetes binaries.
+# $(CONTROL_PLANE_DIR).
 K8S_VERSION_MAJOR = $(word 1,$(subst ., ,$(K8S_VERSION)))
 K8S_VERSION_MINOR = $(word 2,$(subst ., ,$(K8S_VERSION)))
 K8S_VERSION_LDFLAGS = -s -w $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/pkg/version,\
@@ -311,7 +310,7 @@ $(KWOK_STAGES): | $(CONTROL_PLANE_DIR)
 node: control-plane $(KUBELET) $(KUBE_PROXY) $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) $(COREDNS) ## Build the real node's kubelet, kube-proxy, containerd and CoreDNS into CONTROL_PLANE_DIR if necessary.
 
 # One `go build` for whichever of the two are missing; they share most of
-# their packages with the control plane, so this is mostly a link (~1.5 min).
+# their packages with the control plane, so this is mostly a link.
 $(KUBELET) $(KUBE_PROXY) &: | $(CONTROL_PLANE_DIR)
 	@set -e; cd "$(TOOLS_MODULES_DIR)/kubernetes"; \
 	$(call check-wrapper-version,k8s.io/kubernetes,v$(K8S_VERSION)); \
@@ -322,7 +321,7 @@ $(KUBELET) $(KUBE_PROXY) &: | $(CONTROL_PLANE_DIR)
 	$(TOOLS_GO) build -mod=mod -trimpath -ldflags "$(K8S_VERSION_LDFLAGS)" -o "$(abspath $(CONTROL_PLANE_DIR))/" $$pkgs
 
 # containerd, the shim and ctr, rebuilt together when containerd's --version
-# is not the pinned one (~3 min cold). No btrfs snapshotter: it needs cgo
+# is not the pinned one. No btrfs snapshotter: it needs cgo
 # headers this machine has no use for.
 CONTAINERD_MODULE := github.com/containerd/containerd/v2
 $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
