@@ -52,7 +52,7 @@ var (
 	// operatorLogs holds every line the operators log, debug lines included.
 	operatorLogs = &logRecorder{}
 	// reconcilerMetrics are the metrics every operator of the suite reports
-	// to, one for the process as main.go registers one.
+	// to, one for the process as cmd/manager/app registers one.
 	reconcilerMetrics = controllers.NewMetrics()
 )
 
@@ -109,7 +109,7 @@ func suiteOptions() controllers.Options {
 }
 
 // startOperator runs the reconciler with opts, watching watchedNS, as
-// main.go wires it.
+// cmd/manager/app wires it.
 func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *operator {
 	GinkgoHelper()
 	cfg, requests := countRequests(rest.CopyConfig(cluster.RestConfig()))

@@ -33,7 +33,7 @@ import (
 	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
 
-// TestServe runs the manager as main wires it, in this process, against a
+// TestServe runs the manager as Main wires it, in this process, against a
 // local cluster: the environment OLM sets reaches the reconciler, the proxy
 // set after the process's first API client carries the manager's own
 // requests, proxy credentials stay out of the log, and a drain fails
