@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -26,8 +27,12 @@ type apiServerRelay struct {
 }
 
 // relayAPIServer listens on a free port of 127.0.0.1 and relays every
-// connection to target, until close.
+// connection to target, a host:port, until close.
 func relayAPIServer(target string) (*apiServerRelay, error) {
+	// A bad target would only show as connections reset one by one.
+	if _, _, err := net.SplitHostPort(target); err != nil {
+		return nil, fmt.Errorf("relay target %q: %w", target, err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -35,6 +35,10 @@ func TestAPIServerRelay(t *testing.T) {
 		}
 	}()
 
+	// A URL, not an address: refused at once.
+	if _, err := relayAPIServer("https://" + server.Addr().String()); err == nil {
+		t.Fatal("relayAPIServer took a URL for its target")
+	}
 	r, err := relayAPIServer(server.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -184,7 +184,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		}
 	}
 	if c.opts.RealNode {
-		if c.relay, err = relayAPIServer(c.componentServer()); err != nil {
+		if c.relay, err = relayAPIServer(c.apiServerAddress()); err != nil {
 			return fmt.Errorf("relaying the API server to loopback: %w", err)
 		}
 	}
@@ -445,13 +445,17 @@ func (c *Cluster) serverURL() string {
 	return loopbackURL("https", c.ports.apiServer)
 }
 
-// componentServer is the API server's URL for the cluster's own processes:
-// where it listens, the bridge address with a real node.
-func (c *Cluster) componentServer() string {
+// componentServer is the API server's URL for the cluster's own processes.
+func (c *Cluster) componentServer() string { return "https://" + c.apiServerAddress() }
+
+// apiServerAddress is where the API server listens: the bridge address with
+// a real node, else loopback.
+func (c *Cluster) apiServerAddress() string {
+	host := "127.0.0.1"
 	if c.opts.RealNode {
-		return "https://" + net.JoinHostPort(bridgeIP, strconv.Itoa(c.ports.apiServer))
+		host = bridgeIP
 	}
-	return loopbackURL("https", c.ports.apiServer)
+	return net.JoinHostPort(host, strconv.Itoa(c.ports.apiServer))
 }
 
 func (c *Cluster) restConfig() *rest.Config {
