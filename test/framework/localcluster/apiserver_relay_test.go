@@ -18,7 +18,7 @@ func TestAPIServerRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer server.Close()
+	defer func() { _ = server.Close() }()
 	go func() {
 		for {
 			c, err := server.Accept()
@@ -26,7 +26,7 @@ func TestAPIServerRelay(t *testing.T) {
 				return
 			}
 			go func() {
-				defer c.Close()
+				defer func() { _ = c.Close() }()
 				s := bufio.NewScanner(c)
 				for s.Scan() {
 					_, _ = io.WriteString(c, strings.ToUpper(s.Text())+"\n")
@@ -47,7 +47,7 @@ func TestAPIServerRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(c, "get pods\n"); err != nil {
 		t.Fatal(err)
