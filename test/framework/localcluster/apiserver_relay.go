@@ -95,13 +95,15 @@ func (r *apiServerRelay) relay(client net.Conn) {
 		r.untrack(client)
 		return
 	}
+	// Either side's end ends both: a TLS connection is no use half closed,
+	// and a client gone must not keep the server's side open.
 	done := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(server, client)
+		r.untrack(client, server)
 		close(done)
 	}()
 	_, _ = io.Copy(client, server)
-	// Either side's end ends both: a TLS connection is no use half closed.
 	r.untrack(client, server)
 	<-done
 }

@@ -19,6 +19,8 @@ func TestAPIServerRelay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = server.Close() }()
+	// ended gets a value for each connection the server sees end.
+	ended := make(chan struct{}, 8)
 	go func() {
 		for {
 			c, err := server.Accept()
@@ -31,6 +33,7 @@ func TestAPIServerRelay(t *testing.T) {
 				for s.Scan() {
 					_, _ = io.WriteString(c, strings.ToUpper(s.Text())+"\n")
 				}
+				ended <- struct{}{}
 			}()
 		}
 	}()
@@ -55,6 +58,18 @@ func TestAPIServerRelay(t *testing.T) {
 	got, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil || got != "GET PODS\n" {
 		t.Fatalf("through the relay: %q, %v; want %q", got, err, "GET PODS\n")
+	}
+
+	// A client that goes away ends its connection to the server too.
+	gone, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = gone.Close()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server's side stayed open after its client left")
 	}
 
 	// close ends a connection still open (a watch), not only the listener.
