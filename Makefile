@@ -163,21 +163,17 @@ TEST_REPORTER = | go run ./hack/testreport
 test: manifests generate fmt vet control-plane memcached prometheus-operator-crds promtool ## Run the unit and integration tests against the built control plane, and the alerting rules' promtool tests.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" PROMTOOL="$(PROMTOOL)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
 
+# LABELS selects a part of the end-to-end suite by its specs' labels, with
+# any Ginkgo label filter (tls, node && !faults); empty runs all of it.
+LABELS ?=
+
 .PHONY: test-e2e
-test-e2e: manifests generate kustomize prometheus-operator-crds $(LOCAL_CLUSTER_TOOLS) ## The kubectl apply install path on a local cluster, with cert-manager's controllers and the Prometheus Operator's CRDs (the operator's ServiceMonitor scraped as it says), and make run as a new user runs it (on the real node as root).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
+test-e2e: manifests generate node node-packages kustomize prometheus-operator-crds operator-sdk ## The end-to-end suite on one local cluster with the real node (root only): memcached pods that serve, the kubectl apply install path with cert-manager, the operator as a pod, its metrics, the node's faults, operator-sdk scorecard. LABELS=tls runs a part.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 45m $(if $(LABELS),-ginkgo.label-filter='$(LABELS)') $(TEST_ARGS) $(TEST_REPORTER)
 
-.PHONY: test-faults
-test-faults: manifests generate control-plane ## Operator crashes, API server and etcd restarts, leader failover, drift, webhooks down, malformed reviews.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/faults/... -count=1 -timeout 40m $(TEST_ARGS) $(TEST_REPORTER)
-
-.PHONY: test-security
-test-security: manifests generate control-plane kustomize ## RBAC, Pod Security, metrics authentication, TLS and proxy credentials on a local cluster.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/security/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
-
-.PHONY: test-node
-test-node: manifests generate node node-packages kustomize ## The real node: memcached pods that serve, probes, security, proxy and image changes for real, and the operator as a pod (root only).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/node/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
+.PHONY: test-local-cluster
+test-local-cluster: manifests generate kustomize control-plane node node-packages ## make run as a new user runs it, make local-cluster and a kept cluster restarted with the real node (root only): each starts clusters of its own.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/devcluster/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-olm
 test-olm: manifests generate node node-packages olm opm olm-manifests kustomize operator-sdk crane ## The bundle installed by a real OLM in every install mode, its operator pods on the real node, and upgraded under continuous writes (root only).
@@ -193,10 +189,6 @@ test-disconnected: manifests kustomize operator-sdk crane memcached ## The relea
 .PHONY: test-preflight
 test-preflight: preflight ## openshift-preflight's container policy against the operator image, offline (every check passes but the three that need a Red Hat base image).
 	$(GO_TEST) ./test/preflight/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
-
-.PHONY: test-scorecard
-test-scorecard: manifests generate node node-packages operator-sdk ## operator-sdk scorecard with the bundle's configuration, its test pods on the real node (root only).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/scorecard/... -count=1 -timeout 20m $(TEST_ARGS) $(TEST_REPORTER)
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s

@@ -79,7 +79,7 @@ func oneAtATime() *appsv1ac.DeploymentStrategyApplyConfiguration {
 
 // memcachedContainer runs memcached with the settings of mc's spec. The
 // command is proven against real memcached (controllers/operand's table test
-// and test/node).
+// and test/e2e).
 func memcachedContainer(mc *cachev1.Memcached, o Options) *corev1ac.ContainerApplyConfiguration {
 	settings := operand.FromSpec(&mc.Spec)
 	settings.TLS = operand.TLSFromSpec(&mc.Spec, o.TLSProfile)

@@ -87,7 +87,7 @@ ETCD ?= $(CONTROL_PLANE_DIR)/etcd
 KWOK ?= $(CONTROL_PLANE_DIR)/kwok
 KWOK_STAGES ?= $(CONTROL_PLANE_DIR)/kwok-stages.yaml
 
-## The real node (make test-node, LOCAL_CLUSTER_NODE=real): kubelet and
+## The real node (make test-e2e, LOCAL_CLUSTER_NODE=real): kubelet and
 ## kube-proxy from hack/tools/kubernetes, containerd, its runc shim and ctr
 ## from hack/tools/containerd, the cluster's DNS server from
 ## hack/tools/coredns, next to the control plane; the rest from Debian

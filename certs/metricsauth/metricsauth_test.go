@@ -20,7 +20,7 @@ import (
 
 // The API server's answers are faked here to test the gate's own logic:
 // status codes, what it asks, what it remembers and how it shares and
-// bounds reviews. test/security runs the filter against a real
+// bounds reviews. test/e2e runs the filter against a real
 // kube-apiserver and RBAC.
 
 // reviewCounter counts reviews by subject, and those under way at once.

@@ -6,5 +6,5 @@
 // Everything here is a pure function of the spec, shared by the webhooks,
 // which default and validate a Memcached, and by the reconciler, which builds
 // its Deployment: a spec the webhooks admit is one memcached accepts.
-// test/node proves the command line against real memcached.
+// test/e2e proves the command line against real memcached.
 package operand

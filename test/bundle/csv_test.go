@@ -49,7 +49,7 @@ func TestCSVAnnotations(t *testing.T) {
 		{"features.operators.openshift.io/csi", "false", "provides no CSI driver"},
 		// Level 4 includes level 3's proofs, which still run.
 		{"capabilities", "Deep Insights",
-			"test/node reads each pod's exporter counting exactly the commands sent, with TLS too; the controllers suite " +
+			"test/e2e reads each pod's exporter counting exactly the commands sent, with TLS too; the controllers suite " +
 				"keeps, repairs and removes each Memcached's PodMonitor and PrometheusRule; controllers/monitoring runs every " +
 				"alert's promtool tests and checks its runbook; test/e2e scrapes the operator as its ServiceMonitor says. " +
 				"Seamless Upgrades: test/olm upgrades the operator through OLM with memcached pods running on a real node, " +

@@ -1,7 +1,15 @@
 /*
-Package e2e proves the operator's `kubectl apply` install path end to end on
-the local cluster of test/framework/localcluster, with cert-manager's real code issuing
-and renewing the webhook certificate:
+Package e2e is the end-to-end suite: one local cluster, started once per
+run, whose only schedulable node is the real one (kubelet, containerd,
+runc, the CNI bridge, kube-proxy and CoreDNS; see localcluster.Options.RealNode),
+with the suite's images imported (nothing is pulled) and cert-manager's
+controllers and CA injector running in the test process
+(test/framework/certmanager). Every top-level container works in
+namespaces of its own and removes what it installed cluster-wide when it
+ends; labels (labels_test.go) select a part: make test-e2e LABELS=tls.
+
+The operator's `kubectl apply` install path, with cert-manager issuing and
+renewing its certificates:
 
   - With no cluster: `kustomize build config/default` decoded into
     cert-manager's API types; each Certificate names its Service and lands
@@ -26,25 +34,141 @@ and renewing the webhook certificate:
     every pod's record, and a cert-manager renewal leaves the Deployment and
     its pods as they were (no rollout, no restart) and the Memcached
     Available.
-  - The README's first command as a new user runs it, with no cluster
-    configured (a fresh HOME, no KUBECONFIG): make run starts
-    the local cluster and the operator, says in one line which node runs the
-    pods and why (the real node as root, where the sample's pods serve; kwok
-    otherwise), and prints the commands for a second
-    terminal, which work; a bad Memcached is refused by the webhooks; Ctrl-C
-    stops the operator (its webhooks go) but not the cluster, which keeps
-    the user's objects until make local-cluster-down, which leaves no
-    process behind.
 
-The cert-manager and webhook specs' cluster has kwok's pods, so the operator runs on the host and the test
-stands in for kubelet in two ways (test/node runs the same install with the
-operator as a real pod and no stand-in),
-each said where it happens: it copies the certificate Secret to the files the
-operator reads, as kubelet does for a mounted Secret (test/framework/secretvolume), and
-it routes the API server's webhook calls to the host.
+The "kubectl apply with cert-manager" container runs the operator on the
+host and stands in for kubelet in two ways, each said where it happens: it
+copies the certificate Secret to the files the operator reads, as kubelet
+does for a mounted Secret (test/framework/secretvolume), and it routes the
+API server's webhook calls to the host. The "operator as a pod" container
+runs the same install with the operator image and no stand-in.
 
-`make test-e2e` runs it; KUBEBUILDER_ASSETS names the control plane binaries
-(default bin/k8s/<version>), and bin/kubectl and bin/kustomize must exist
-(`make kubectl kustomize`).
+What only a real node shows: that the memcached the operator deploys starts
+and serves, and that the operator image runs as a pod.
+
+  - With the operator on the host (local webhooks): a
+    Memcached of size 3 gets three pods Running and Ready on the real node,
+    each storing and returning an item through its pod IP with 64 MiB for
+    items; the processes run as UID 11211 with no capabilities, seccomp,
+    no new privileges and a read-only root in a restricted namespace; a
+    memcached killed in its pod is restarted by kubelet while the pod leaves
+    the Service's EndpointSlice and the Memcached's readyReplicas drops;
+    scaling 3 -> 5 -> 1 keeps status.nodes equal to the running pods; a
+    restart of the operator with a proxy (credentials in the URL) puts the
+    six proxy variables into every memcached process's environment, a
+    restart without takes them out, a restart with the same values changes
+    nothing, each change is exactly one rollout; RELATED_IMAGE_MEMCACHED
+    set to a second tag rolls every Memcached once onto it; a Memcached
+    with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
+    which one at the defaults refuses.
+  - Metrics, with the operator on the host: each pod of a Memcached of
+    size 2 with monitoring on runs the exporter sidecar (prometheus/
+    memcached_exporter, the image built from its Go module), which answers
+    memcached_up 1 on the pod IP's port 9150; after N sets and M gets (H
+    hits) through one pod's IP, that pod's memcached_commands_total for
+    set/hit, get/hit and get/miss grew by exactly N, H and M-H, the other
+    pod's by nothing, and scrapes alone count as no command. The same with
+    TLS on: the commands go over TLS to port 11211, the exporter reads
+    memcached's plain listener on loopback.
+  - Faults of the node under a Memcached of size 3: containerd and the
+    kubelet each stopped and started, and killed and started, while every
+    pod keeps answering on connections opened before, with its items, no
+    pod replaced or restarted and the status Available throughout;
+    `kubectl drain` evicts one pod, the PDB refuses the next while its
+    replacement cannot be scheduled, and after the uncordon the Memcached
+    is Available again.
+  - `kustomize build config/default | kubectl
+    apply` with cert-manager's controllers in the test process and the
+    operator image built from this tree: the manager pod is Ready on the
+    real node and reaches the API server through the kubernetes Service;
+    the API server calls its webhooks through their Service and refuses a
+    bad Memcached; a good one becomes serving memcached pods; /metrics
+    answers a bound ServiceAccount token and refuses an anonymous caller.
+  - The cluster's DNS, on the README's path (the sample applied with
+    kubectl, the operator on the host): a pod's resolv.conf names CoreDNS
+    and the cluster's search path; the sample's headless Service name
+    answers with its three pods' addresses and each pod's own name with its
+    address; the README's client command, busybox's nc in a pod, stores and
+    reads an item through the name status.endpoint gives; a name outside
+    cluster.local is refused, not forwarded; no pod gets a
+    MissingClusterDNS event.
+  - operator-sdk scorecard with the bundle's own configuration
+    (bundle/tests/scorecard/config.yaml: the basic and olm suites), its
+    scorecard-test image built from the operator-sdk module bin/operator-sdk
+    is built from, its pods in a namespace that enforces Pod Security
+    restricted, as OpenShift's restricted-v2 would have them; every
+    configured test must pass.
+
+The operator's faults (faults_*_test.go, docs/reliability.md): the
+operator binary runs as a real process against the cluster, each spec's
+own with WATCH_NAMESPACE set to a namespace of its own, its Memcached's
+pods on the cluster's tainted kwok node (fakeMemcached), which makes them
+Ready at once: hundreds of them would not fit the real node.
+
+  - kill -9 of the operator at FAULT_KILLS random moments of
+    a FAULT_CRS-Memcached rollout, each followed by a restart; every
+    Memcached converges with exactly its own Deployment, Service and PDB.
+  - kube-apiserver, and separately etcd, stopped and
+    started again mid-rollout; the same operator process converges.
+  - two replicas with leader election; the leader
+    is killed and the standby takes over, and the standby never reconciles
+    while the leader lives.
+  - hand edits and deletions of the owned objects are undone;
+    a hand-added annotation stays.
+  - with the operator gone and the fail-closed webhook
+    configurations left, every Memcached write is refused.
+  - the operator started as OLM's first rollout
+    of an install or upgrade starts it, without its Subscription's
+    config.env (operator-lifecycle-manager #2100), still validates with the
+    Subscription's size policy and deploys its memcached image.
+  - malformed AdmissionReview bodies posted straight to
+    the webhook server are refused without a crash or unbounded memory.
+  - a flood of large reviews posted straight to the webhook server
+    leaves the operator alive, under half its memory limit, and admitting
+    Memcached writes.
+
+The operator's security claims (security_*_test.go, labelled security):
+least-privilege RBAC, Pod Security, authenticated metrics, TLS versions
+and proxy credentials kept out of everything but the Deployments.
+
+Plain Go tests, no cluster:
+
+  - The policy the operator's RBAC must meet: no wildcard verbs,
+    resources, API groups or non-resource URLs; no access to Secrets (the
+    operator reads its certificates from files and never calls the Secret
+    API); no escalate, bind or impersonate. The checker is proven to flag
+    each of those, also through the manifest reader, then runs over
+    config/rbac, the ClusterRoles in bundle/manifests and the CSV's
+    permissions and clusterPermissions.
+  - The operator-log check finds the proxy credentials (plain or as a
+    Basic header) and RBAC refusals.
+
+On the cluster, in the "security" container (security_test.go), the
+operator runs as the ServiceAccount config/default
+creates, with only the roles config/default binds to it (plus, for local
+webhook mode, the right to write webhook configurations), secure metrics,
+webhooks served from 127.0.0.1 and proxy credentials in its environment:
+
+  - RBAC is enough (it leads, reconciles, writes
+    status and events, and no request of its was refused) and, asked through
+    SubjectAccessReviews, grants no Secret access or escalation.
+  - in namespaces enforcing the restricted Pod Security
+    profile, the memcached pods and the manager pod (the Deployment of
+    `kustomize build config/default` and the CSV's) are admitted without
+    warnings and become Ready; a privileged Deployment is the control that
+    shows refusals are seen.
+  - /metrics refuses no token (401), a forged token and a
+    ServiceAccount without the metrics-reader ClusterRole (403), and answers
+    one with it (200).
+  - the webhook and metrics servers refuse TLS 1.0 and 1.1,
+    accept 1.2 and 1.3, and negotiate HTTP/2 only with --enable-http2.
+  - the proxy credentials reach the memcached Deployments and
+    nothing else: no Event, Memcached, Service or PodDisruptionBudget, and
+    (checked again over every operator's whole log when the suite ends) no
+    log line, even when a write fails.
+
+It needs root. `make test-e2e` builds what it runs (kubelet, kube-proxy,
+containerd, the control plane, operator-sdk) and installs runc, the CNI
+plugins, iptables and memcached from Debian; images are built without
+Docker by package images.
 */
 package e2e

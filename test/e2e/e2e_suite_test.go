@@ -6,19 +6,15 @@ import (
 	"testing"
 	"time"
 
-	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
 func TestE2E(t *testing.T) {
@@ -26,16 +22,29 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "E2E Suite")
 }
 
+// The images the suite imports into the real node. memcachedB is the same
+// memcached under a second tag, for RELATED_IMAGE_MEMCACHED to move to.
+const (
+	memcachedTagB = "localhost/memcached:debian-b"
+	operatorTag   = "localhost/memcached-operator:test"
+)
+
 var (
-	// cluster is the local cluster, with cert-manager running against it.
-	cluster *localcluster.Cluster
-	// k8s is an admin client of the cluster.
-	k8s client.Client
-	// workDir holds the operator binary, the cluster's files and the logs;
-	// it is kept when the suite fails.
+	// workDir holds the images, the cluster's files and every log; it is
+	// kept when a spec fails.
 	workDir string
-	// operatorBinary is the manager, built from this checkout.
+	// operatorBinary is the manager built for the host.
 	operatorBinary string
+	// memcachedA, memcachedB and operatorImage are the image archives;
+	// tlsReloaderImage is the sidecar of memcached pods that serve TLS,
+	// exporterImage the metrics sidecar of those with monitoring on.
+	memcachedA, memcachedB, operatorImage, tlsReloaderImage, exporterImage images.Image
+
+	// cluster is the one local cluster every spec runs on, its only
+	// schedulable node the real one, with cert-manager's controllers
+	// running against it; k8s is its admin client.
+	cluster *realCluster
+	k8s     client.WithWatch
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -43,28 +52,52 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	workDir = harness.WorkDir("e2e")
 	// Everything in this process (cert-manager, the CA injector, client
 	// warnings) logs to a file rather than the test output.
-	logger := harness.LogTo(workDir, "cert-manager.log")
-	build := harness.BuildOperator(ctx, workDir)
-	cluster = harness.StartCluster(ctx, localcluster.Options{Dir: filepath.Join(workDir, "cluster")})
+	logger := harness.LogTo(workDir, "suite.log")
+	start := time.Now()
+	dir := filepath.Join(workDir, "images")
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		operatorBinary, err = operatorproc.Build(ctx, filepath.Join(workDir, "manager"))
+		return err
+	})
+	g.Go(func() (err error) {
+		operatorImage, err = images.Operator(ctx, filepath.Join(dir, "operator"), operatorTag)
+		return err
+	})
+	g.Go(func() (err error) {
+		tlsReloaderImage, err = images.TLSReloader(ctx, filepath.Join(dir, "tls-reloader"), images.TLSReloaderTag)
+		return err
+	})
+	g.Go(func() (err error) {
+		exporterImage, err = images.MemcachedExporter(ctx, filepath.Join(dir, "memcached-exporter"), images.MemcachedExporterTag)
+		return err
+	})
+	g.Go(func() (err error) {
+		if memcachedA, err = images.Memcached(filepath.Join(dir, "a"), images.MemcachedTag); err != nil {
+			return err
+		}
+		memcachedB, err = images.Memcached(filepath.Join(dir, "b"), memcachedTagB)
+		return err
+	})
+	Expect(g.Wait()).To(Succeed())
+	GinkgoWriter.Printf("operator built, images written in %s\n", time.Since(start).Round(time.Millisecond))
 
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cachev1.AddToScheme(scheme))
-	utilruntime.Must(cmapi.AddToScheme(scheme))
-	utilruntime.Must(monitoringv1.AddToScheme(scheme))
-	var err error
-	k8s, err = client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	cluster = startRealCluster(ctx, filepath.Join(workDir, "cluster"))
+	k8s = cluster.k8s
 
 	// cert-manager: its CRDs as the module ships them, then its controllers.
-	start := time.Now()
+	start = time.Now()
 	cmCtx, stopCertManager := context.WithCancel(context.Background())
 	DeferCleanup(stopCertManager)
 	Expect(certmanager.Start(cmCtx, cluster.KubeconfigPath(), cluster.RestConfig(), logger)).To(Succeed())
 	GinkgoWriter.Printf("cert-manager CRDs and controllers up in %s\n", time.Since(start).Round(time.Millisecond))
+}, NodeTimeout(10*time.Minute))
 
-	operatorBinary = build.Wait(ctx)
-}, NodeTimeout(8*time.Minute))
+// eventually is Eventually with the suite's defaults: real pods start in
+// seconds, but a loaded two-core machine can take a minute.
+func eventually(ctx context.Context, f any) AsyncAssertion {
+	return Eventually(f).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(250 * time.Millisecond)
+}
 
 // kubectl runs bin/kubectl against the cluster, with stdin if given.
 func kubectl(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +34,26 @@ import (
 // buildConfigDefault runs `kustomize build config/default`.
 func buildConfigDefault() ([]byte, error) {
 	return harness.KustomizeBuild(filepath.Join(repo.Root(), "config", "default"))
+}
+
+// uninstall deletes what manifests (config/default) applied, but the CRD,
+// waiting until it is gone: the next specs on the cluster keep their
+// Memcached objects and find no webhook of this installation.
+func uninstall(ctx context.Context, manifests []byte) {
+	GinkgoHelper()
+	objs, err := readObjects(manifests)
+	Expect(err).NotTo(HaveOccurred())
+	var docs [][]byte
+	for _, u := range objs {
+		if u.GetKind() == "CustomResourceDefinition" {
+			continue
+		}
+		b, err := u.MarshalJSON()
+		Expect(err).NotTo(HaveOccurred())
+		docs = append(docs, b)
+	}
+	Expect(kubectl(ctx, bytes.Join(docs, []byte("\n")), "delete", "--ignore-not-found", "--wait", "--timeout=3m", "-f", "-")).
+		Error().NotTo(HaveOccurred())
 }
 
 // installation is the decoded output of config/default, with the objects

@@ -27,7 +27,8 @@ import (
 // from tlsConfig.serverName, scheme and path from the endpoint, the port by
 // name from the Service its selector picks. Only the address is the test's:
 // the manager runs on the host, so the scrape goes to its port there rather
-// than to the Service's pod endpoint (kwok's pods serve nothing).
+// than to the Service's pod endpoint (config/default's manager pod cannot
+// start here: its image is not on the node).
 type monitorScrape struct {
 	url         string
 	serverName  string

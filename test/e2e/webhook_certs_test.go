@@ -38,7 +38,7 @@ import (
 
 // The `kubectl apply` install path, with cert-manager issuing and renewing
 // the webhook's serving certificate and injecting its CA.
-var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
+var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall, labelTLS, labelMonitoring), func() {
 	var (
 		install        *installation
 		webhookService *corev1.Service
@@ -47,22 +47,30 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 
 		// Where the operator reads its certificates: the test writes the
 		// Secrets there, as kubelet would into the pod's Secret volumes.
-		webhookCertDir = func() string { return filepath.Join(workDir, "webhook-certs") }
-		metricsCertDir = func() string { return filepath.Join(workDir, "metrics-certs") }
+		webhookCertDir = func() string { return filepath.Join(workDir, "install-webhook-certs") }
+		metricsCertDir = func() string { return filepath.Join(workDir, "install-metrics-certs") }
 
 		operator      *operatorproc.Operator
 		testNamespace = "e2e"
 	)
 
-	AfterAll(func() {
-		if operator == nil {
-			return
+	AfterAll(func(ctx SpecContext) {
+		if operator != nil {
+			Expect(operator.Stop(15 * time.Second)).To(Succeed())
+			if CurrentSpecReport().Failed() {
+				GinkgoWriter.Println(operator.Tail(60))
+			}
 		}
-		Expect(operator.Stop(15 * time.Second)).To(Succeed())
-		if CurrentSpecReport().Failed() {
-			GinkgoWriter.Println(operator.Tail(60))
+		// The next specs share the cluster: what this container installed
+		// goes, its fail-closed webhooks first; the CRD and cert-manager
+		// stay.
+		manifests, err := buildConfigDefault()
+		Expect(err).NotTo(HaveOccurred())
+		uninstall(ctx, manifests)
+		for _, name := range []string{testNamespace, memcachedTLSNamespace} {
+			Expect(client.IgnoreNotFound(k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
 		}
-	})
+	}, NodeTimeout(4*time.Minute))
 
 	It("installs config/default; cert-manager issues the webhook certificate and injects its CA", func(ctx SpecContext) {
 		manifests, err := buildConfigDefault()
@@ -87,13 +95,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(netpolicy.AdmittedIngress(policies.Items, install.manager.Spec.Template.Labels)).To(Equal(want))
 
 		By("waiting for the Certificate to be Ready")
-		Eventually(func(g Gomega) {
-			crt := &cmapi.Certificate{}
-			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(webhookCert), crt)).To(Succeed())
-			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
-				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
-			})).To(BeTrue(), "conditions: %+v", crt.Status.Conditions)
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		expectCertificateReady(ctx, webhookCert)
 		GinkgoWriter.Printf("Certificate Ready %s after kubectl apply\n", time.Since(start).Round(time.Millisecond))
 
 		By("checking the Secret holds a certificate for <service>.<namespace>.svc, signed by its CA")
@@ -123,13 +125,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 			}
 		}
 		Expect(metricsCert).NotTo(BeNil())
-		Eventually(func(g Gomega) {
-			crt := &cmapi.Certificate{}
-			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(metricsCert), crt)).To(Succeed())
-			g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
-				Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
-			})).To(BeTrue())
-		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
+		expectCertificateReady(ctx, metricsCert)
 	}, SpecTimeout(3*time.Minute))
 
 	It("runs the operator with the issued certificate; the API server calls it through the injected CA", func(ctx SpecContext) {
@@ -147,11 +143,12 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		operator, err = operatorproc.Start(ctx, operatorproc.Options{
 			Binary:         operatorBinary,
 			Kubeconfig:     cluster.KubeconfigPath(),
-			LogPath:        filepath.Join(workDir, "operator.log"),
+			LogPath:        filepath.Join(workDir, "install-operator.log"),
 			Webhooks:       operatorproc.WebhooksMounted,
 			WebhookCertDir: webhookCertDir(),
 			SecureMetrics:  true,
 			MetricsCertDir: metricsCertDir(),
+			Env:            relatedImageEnv(),
 		})
 		Expect(err).NotTo(HaveOccurred())
 		GinkgoWriter.Printf("operator ready %s after start\n", time.Since(start).Round(time.Millisecond))
@@ -161,9 +158,10 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(servedCertificateSerial(ctx, webhookPort)).To(Equal(secretSerial(secret)))
 		Expect(servedCertificateSerial(ctx, metricsPort)).To(Equal(secretSerial(metricsSecret)))
 
-		// Pods run no processes here, so the Service's endpoints lead
-		// nowhere: route the API server's calls to the host, still through
-		// the Service's name and the injected CA (see package webhookroute).
+		// config/default's manager pod cannot start (its image, controller,
+		// is not on the node), so the Service's endpoints lead nowhere:
+		// route the API server's calls to the host, still through the
+		// Service's name and the injected CA (see package webhookroute).
 		By("routing the API server's webhook calls to the operator on the host")
 		hooks, err := webhookroute.Get(ctx, k8s, install.webhookNames())
 		Expect(err).NotTo(HaveOccurred())
@@ -205,7 +203,11 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred(), "run make prometheus-operator-crds")
 
 		By("applying config/prometheus with kubectl apply -k, as docs/operator-metrics.md says")
-		Expect(kubectl(ctx, nil, "apply", "-k", filepath.Join(repo.Root(), "config", "prometheus"))).Error().NotTo(HaveOccurred())
+		prometheus := filepath.Join(repo.Root(), "config", "prometheus")
+		Expect(kubectl(ctx, nil, "apply", "-k", prometheus)).Error().NotTo(HaveOccurred())
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(kubectl(ctx, nil, "delete", "--ignore-not-found", "-k", prometheus)).Error().NotTo(HaveOccurred())
+		})
 
 		By("blocking a Memcached: someone else's Service has its name")
 		theirs := gen.UnrelatedService(testNamespace, "taken")
@@ -364,6 +366,18 @@ func renewCertificate(ctx context.Context, cert *cmapi.Certificate) (old, renewe
 		})).To(BeTrue())
 	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 	return old, renewed
+}
+
+// expectCertificateReady waits until cert-manager says cert is Ready.
+func expectCertificateReady(ctx context.Context, cert *cmapi.Certificate) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		crt := &cmapi.Certificate{}
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cert), crt)).To(Succeed())
+		g.Expect(cmapiutil.CertificateHasCondition(crt, cmapi.CertificateCondition{
+			Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
+		})).To(BeTrue(), "%s conditions: %+v", cert.Name, crt.Status.Conditions)
+	}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
 }
 
 func getSecret(ctx context.Context, namespace, name string) *corev1.Secret {

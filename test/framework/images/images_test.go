@@ -161,7 +161,7 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 // The operator's and the TLS reloader's images are configured as their
 // stages of the Dockerfile say, and what they run is static:
 // distroless/static has no C library. The binaries themselves run in the
-// images on the real node (test/node); here a small static binary stands
+// images on the real node (test/e2e); here a small static binary stands
 // in for them, built the same way.
 func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 	dir := t.TempDir()

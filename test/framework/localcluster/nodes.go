@@ -17,6 +17,10 @@ import (
 // fakeNodeLabelSelector selects the nodes this package creates.
 const fakeNodeLabelSelector = "type=kwok"
 
+// FakeNodeLabels are on every fake node: a pod's node selector of these,
+// with a toleration of FakeNodeTaint, puts it on kwok beside a real node.
+var FakeNodeLabels = map[string]string{"type": "kwok"}
+
 // nodeName returns the name of the i-th fake node (0-based).
 func nodeName(i int) string {
 	return fmt.Sprintf("kwok-node-%d", i)
@@ -39,7 +43,7 @@ func fakeNode(name string, taint bool) *corev1.Node {
 				"node.alpha.kubernetes.io/ttl": "0",
 			},
 			Labels: map[string]string{
-				"type":                 "kwok",
+				"type":                 FakeNodeLabels["type"],
 				corev1.LabelHostname:   name,
 				corev1.LabelOSStable:   "linux",
 				corev1.LabelArchStable: "amd64",

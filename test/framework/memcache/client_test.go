@@ -10,7 +10,7 @@ import (
 )
 
 // fakeServer answers each request line with the next canned answer, as
-// memcached would; the real one is exercised on the real node (test/node).
+// memcached would; the real one is exercised on the real node (test/e2e).
 func fakeServer(t *testing.T, answers ...string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,0 +1,26 @@
+/*
+Package devcluster proves the developer's local cluster as a user meets it:
+the commands that start one (make run, make local-cluster) own the
+machine's real node while they run, so these specs start their own clusters
+and cannot share the end-to-end suite's (test/e2e).
+
+  - The README's first command as a new user runs it, with no cluster
+    configured (a fresh HOME, no KUBECONFIG) and the usual proxy variables
+    naming a proxy that cannot be reached: make run starts the local
+    cluster and the operator, says in one line which node runs the pods and
+    why (the real node as root, where the sample's pods serve; kwok
+    otherwise), and prints the commands for a second terminal, which work;
+    the operator hands the proxy variables to every memcached container; a
+    bad Memcached is refused by the webhooks; Ctrl-C stops the operator
+    (its webhooks go) but not the cluster, which keeps the user's objects
+    until make local-cluster-down, which leaves no process behind.
+  - `make local-cluster LOCAL_CLUSTER_NODE=real` runs a pod for real, and
+    `make local-cluster-down` leaves no process, mount, network interface or
+    iptables rule behind.
+  - A kept kwok cluster restarted with the real node: the kwok node is gone,
+    its pods run for real, and kwok's addresses route to the bridge, not off
+    the machine.
+
+It needs root. `make test-local-cluster` builds what it runs.
+*/
+package devcluster

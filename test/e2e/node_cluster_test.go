@@ -1,0 +1,247 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
+)
+
+// realCluster is a local cluster whose only node is the real one, with the
+// suite's images imported and the CRD installed; its clients know the
+// operator's, cert-manager's and the Prometheus Operator's types.
+type realCluster struct {
+	*localcluster.Cluster
+	k8s client.WithWatch
+	cs  kubernetes.Interface
+}
+
+const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
+
+// startRealCluster starts it in dir. When the suite ends it is stopped, and
+// then nothing of it may be left on the machine.
+func startRealCluster(ctx context.Context, dir string) *realCluster {
+	GinkgoHelper()
+	ipForward, err := os.ReadFile(ipForwardPath)
+	Expect(err).NotTo(HaveOccurred())
+	// Registered before the cluster's own Stop, so it runs after it.
+	DeferCleanup(func() {
+		left, err := localcluster.NodeLeftovers(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "what the stopped cluster left on the machine")
+		Expect(os.ReadFile(ipForwardPath)).To(Equal(ipForward), "net.ipv4.ip_forward restored")
+	})
+	start := time.Now()
+	c := harness.StartCluster(ctx, localcluster.Options{
+		Dir: dir, RealNode: true,
+		// One kwok node, tainted, for the fault specs' hundreds of pods
+		// (fakeMemcached); every other pod runs for real.
+		Nodes: 1,
+		// A restart of etcd or the API server on this busy machine can
+		// take longer than the default two minutes.
+		StartTimeout: 4 * time.Minute,
+	})
+	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive, tlsReloaderImage.Archive,
+		exporterImage.Archive)).To(Succeed())
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cachev1.AddToScheme(scheme))
+	utilruntime.Must(cmapi.AddToScheme(scheme))
+	utilruntime.Must(monitoringv1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	// client-go's default of 5 requests a second would pace the fault
+	// specs' rollouts of hundreds of objects.
+	cfg := c.RestConfig()
+	cfg.QPS, cfg.Burst = 200, 400
+	k8s, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	cs, err := kubernetes.NewForConfig(c.RestConfig())
+	Expect(err).NotTo(HaveOccurred())
+	_, err = envtest.InstallCRDs(c.RestConfig(), envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true})
+	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry("real-node cluster up, images imported", time.Since(start).Round(time.Millisecond).String())
+	return &realCluster{Cluster: c, k8s: k8s, cs: cs}
+}
+
+// restrictedNamespace creates a namespace that enforces Pod Security
+// restricted, as a careful cluster admin would for a cache tier. It is
+// deleted, with what is in it, when the calling container ends.
+func (c *realCluster) restrictedNamespace(ctx context.Context, name string) {
+	GinkgoHelper()
+	c.namespace(ctx, name, map[string]string{
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	})
+}
+
+// namespace creates a namespace with labels, deleted with what is in it
+// when the calling container ends: the pods of one spec do not run on into
+// the next, which shares the node.
+func (c *realCluster) namespace(ctx context.Context, name string, labels map[string]string) {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	Expect(c.k8s.Create(ctx, ns)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(client.IgnoreNotFound(c.k8s.Delete(ctx, ns))).To(Succeed())
+	})
+}
+
+// podsOf selects the pods of mc by the labels the operator gives them.
+func podsOf(mc *cachev1.Memcached) client.MatchingLabels {
+	return client.MatchingLabels{"app.kubernetes.io/name": "memcached", "app.kubernetes.io/instance": mc.Name}
+}
+
+// pods are a Memcached's pods that serve or will serve: not terminating,
+// not finished. Sorted by name.
+func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := c.k8s.List(ctx, &list, client.InNamespace(mc.Namespace), podsOf(mc)); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// serving waits until mc has exactly n pods, every one Running and Ready on
+// the real node with image, and mc's status says so: readyReplicas n,
+// Available with every pod ready, not Degraded, and status.nodes the names
+// of those pods. It returns them.
+func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int, image string) []corev1.Pod {
+	GinkgoHelper()
+	var pods []corev1.Pod
+	eventually(ctx, func(g Gomega) {
+		var err error
+		pods, err = c.pods(ctx, mc)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pods).To(HaveLen(n))
+		var names []string
+		for _, p := range pods {
+			g.Expect(p.Spec.NodeName).To(Equal(localcluster.RealNodeName), "pod %s", p.Name)
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
+			g.Expect(harness.PodReady(&p)).To(BeTrue(), "pod %s ready", p.Name)
+			g.Expect(p.Spec.Containers[0].Image).To(Equal(image), "pod %s", p.Name)
+			names = append(names, p.Name)
+		}
+		got := &cachev1.Memcached{}
+		g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), got)).To(Succeed())
+		g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(n))
+		g.Expect(got.Status.Nodes).To(Equal(names))
+		g.Expect(got.Status.Endpoint).To(Equal(fmt.Sprintf("%s.%s.svc:11211", mc.Name, mc.Namespace)), "where clients connect")
+		ready := fmt.Sprintf("%d of %d pods ready", n, n)
+		if n == 1 {
+			ready = "1 of 1 pod ready"
+		}
+		g.Expect(got.Status.Conditions).To(ContainElements(
+			And(HaveField("Type", cachev1.ConditionAvailable), HaveField("Status", metav1.ConditionTrue),
+				HaveField("Reason", cachev1.ReasonAllReplicasReady), HaveField("Message", ready)),
+			And(HaveField("Type", cachev1.ConditionDegraded), HaveField("Status", metav1.ConditionFalse),
+				HaveField("Reason", cachev1.ReasonReconciled), HaveField("Message", "all objects applied"))))
+	}).Should(Succeed())
+	return pods
+}
+
+// relatedImageEnv points the operator's RELATED_IMAGE_* variables at the
+// images the node has: it pulls nothing.
+func relatedImageEnv() []string {
+	return []string{
+		"RELATED_IMAGE_MEMCACHED=" + memcachedA.Ref,
+		"RELATED_IMAGE_MEMCACHED_EXPORTER=" + exporterImage.Ref,
+		"RELATED_IMAGE_TLS_RELOADER=" + tlsReloaderImage.Ref,
+	}
+}
+
+// startOperator runs the operator on the host against c, watching ns, with
+// its webhooks in local mode, the images of relatedImageEnv and env added
+// to its environment (the last value of a variable wins); name keeps its
+// log and webhook certificates apart from other specs'.
+func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ...string) (*operatorproc.Operator, error) {
+	env = append(relatedImageEnv(), env...)
+	return operatorproc.Start(ctx, operatorproc.Options{
+		Binary:         operatorBinary,
+		Kubeconfig:     c.KubeconfigPath(),
+		LogPath:        filepath.Join(workDir, name+".log"),
+		Webhooks:       operatorproc.WebhooksLocal,
+		WebhookCertDir: filepath.Join(workDir, name+"-webhook-certs"),
+		WatchNamespace: ns,
+		Env:            env,
+	})
+}
+
+// operatorIn creates ns, restricted, and runs an operator watching it
+// (startOperator) until the calling container ends.
+func (c *realCluster) operatorIn(ctx context.Context, name, ns string, env ...string) *operatorproc.Operator {
+	GinkgoHelper()
+	c.restrictedNamespace(ctx, ns)
+	op, err := c.startOperator(ctx, name, ns, env...)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() error { return op.Stop(30 * time.Second) })
+	return op
+}
+
+// memcachedPID is the host process id of the memcached in pod.
+func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
+	GinkgoHelper()
+	id := localcluster.ContainerStatus(&pod, "memcached").ContainerID
+	Expect(id).NotTo(BeEmpty(), "pod %s has a memcached container", pod.Name)
+	pid, err := c.ContainerPID(ctx, id)
+	Expect(err).NotTo(HaveOccurred())
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(strings.TrimSpace(string(comm))).To(Equal("memcached"))
+	return pid
+}
+
+// environ is a process's environment, read from the host.
+func environ(pid int) map[string]string {
+	GinkgoHelper()
+	env, err := process.ReadEnviron(pid)
+	Expect(err).NotTo(HaveOccurred())
+	return env
+}
+
+// serves stores an item in the memcached of pod through its pod IP, reads
+// it back, and returns the settings memcached runs with.
+func serves(ctx context.Context, pod corev1.Pod, size int) map[string]string {
+	GinkgoHelper()
+	Expect(pod.Status.PodIP).NotTo(BeEmpty())
+	mc, err := memcache.Dial(ctx, pod.Status.PodIP+":11211")
+	Expect(err).NotTo(HaveOccurred(), "pod %s", pod.Name)
+	defer func() { _ = mc.Close() }()
+	value := []byte(strings.Repeat(pod.Name[len(pod.Name)-5:], size/5+1)[:size])
+	Expect(mc.Set("node-suite", value)).To(Succeed(), "pod %s", pod.Name)
+	Expect(mc.Get("node-suite")).To(Equal(value), "pod %s", pod.Name)
+	settings, err := mc.StatsSettings()
+	Expect(err).NotTo(HaveOccurred())
+	return settings
+}

@@ -1,0 +1,264 @@
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/pki"
+)
+
+var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode, labelTLS), func() {
+	const (
+		ns         = "tls"
+		secretName = "cache-tls"
+		// serverName is the headless Service's name, which the certificate
+		// covers with the pods' wildcard; clients dial pod IPs and verify
+		// the chain against this name (the cluster has no DNS).
+		serverName = "cache.tls.svc"
+	)
+	var (
+		c     *realCluster
+		op    *operatorproc.Operator
+		ca    *pki.CA
+		cache *cachev1.Memcached
+	)
+
+	issue := func(o pki.Options) pki.Cert {
+		GinkgoHelper()
+		cert, err := ca.Issue(o)
+		Expect(err).NotTo(HaveOccurred())
+		return cert
+	}
+	serverCert := func() pki.Cert {
+		return issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}})
+	}
+	// dial opens a TLS connection to pod's memcached that verifies the
+	// chain and the name, presenting client certificates when given.
+	dial := func(ctx context.Context, pod corev1.Pod, clientCerts ...tls.Certificate) (*memcache.Client, error) {
+		return memcache.DialTLS(ctx, pod.Status.PodIP+":11211", &tls.Config{
+			RootCAs: ca.Pool(), ServerName: serverName, Certificates: clientCerts, MinVersion: tls.VersionTLS12})
+	}
+
+	BeforeAll(func(ctx SpecContext) {
+		c = cluster
+		op = c.operatorIn(ctx, "tls-operator", ns)
+		var err error
+		ca, err = pki.NewCA("memcached TLS test CA")
+		Expect(err).NotTo(HaveOccurred())
+	}, NodeTimeout(5*time.Minute))
+
+	AfterEach(func() {
+		if CurrentSpecReport().Failed() && op != nil {
+			GinkgoWriter.Println(op.Tail(40))
+		}
+	})
+
+	It("serves set/get to a client that verifies the chain, refuses plain text and TLS 1.1, and keeps the key at 0440", func(ctx SpecContext) {
+		c.writeTLSSecret(ctx, ns, secretName, serverCert(), ca.PEM)
+		cache = gen.Memcached(ns, "cache", gen.WithSize(2), gen.WithTLS(secretName))
+		start := time.Now()
+		Expect(c.k8s.Create(ctx, cache)).To(Succeed())
+		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
+		AddReportEntry("TLS size 2 serving", time.Since(start).Round(time.Millisecond).String())
+		for _, p := range pods {
+			m, err := dial(ctx, p)
+			Expect(err).NotTo(HaveOccurred(), "pod %s: TLS handshake verifying the chain and %s", p.Name, serverName)
+			Expect(m.Set("tls", []byte("over TLS"))).To(Succeed(), "pod %s", p.Name)
+			Expect(m.Get("tls")).To(Equal([]byte("over TLS")), "pod %s", p.Name)
+			Expect(m.Close()).To(Succeed())
+
+			By("speaking plain text to " + p.Name)
+			plain, err := memcache.Dial(ctx, p.Status.PodIP+":11211")
+			Expect(err).NotTo(HaveOccurred())
+			_, err = plain.Get("tls")
+			Expect(err).To(HaveOccurred(), "pod %s answered a plain-text get on its TLS port", p.Name)
+			_ = plain.Close()
+
+			By("offering only TLS 1.1 to " + p.Name)
+			_, err = memcache.DialTLS(ctx, p.Status.PodIP+":11211", &tls.Config{RootCAs: ca.Pool(), ServerName: serverName,
+				MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11})
+			Expect(err).To(MatchError(ContainSubstring("protocol version")), "pod %s", p.Name)
+
+			By("reading the key's mode as memcached sees it")
+			key, err := os.Stat(fmt.Sprintf("/proc/%d/root/etc/memcached/tls/tls.key", c.memcachedPID(ctx, p)))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(key.Mode().Perm()).To(Equal(os.FileMode(0o440)), "pod %s", p.Name)
+			Expect(key.Sys().(*syscall.Stat_t).Gid).To(BeEquivalentTo(images.MemcachedUID), "pod %s: memcached's group reads it", p.Name)
+		}
+	}, SpecTimeout(4*time.Minute))
+
+	It("serves a renewed certificate from every pod within 2 minutes, restarting nothing and losing nothing", func(ctx SpecContext) {
+		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
+		restarts := map[string]string{}
+		clients := map[string]*memcache.Client{}
+		for _, p := range pods {
+			restarts[p.Name] = restartSummary(p)
+			m, err := dial(ctx, p)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { _ = m.Close() })
+			clients[p.Name] = m
+			for i := range 100 {
+				Expect(m.Set(fmt.Sprintf("item-%d", i), []byte(p.Name))).To(Succeed())
+			}
+		}
+		old := clients[pods[0].Name].PeerCertificate().SerialNumber
+
+		renewed := serverCert()
+		start := time.Now()
+		c.writeTLSSecret(ctx, ns, secretName, renewed, ca.PEM)
+		served := map[string]time.Duration{}
+		Eventually(func(g Gomega) {
+			for _, p := range pods {
+				if _, ok := served[p.Name]; ok {
+					continue
+				}
+				m, err := dial(ctx, p)
+				g.Expect(err).NotTo(HaveOccurred())
+				serial := m.PeerCertificate().SerialNumber
+				_ = m.Close()
+				if serial.Cmp(renewed.Serial) == 0 {
+					served[p.Name] = time.Since(start)
+				}
+			}
+			g.Expect(served).To(HaveLen(len(pods)), "pods serving the renewed certificate")
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		var last time.Duration
+		for _, d := range served {
+			last = max(last, d)
+		}
+		AddReportEntry("TLS renewal: Secret change to the last pod serving the new certificate", last.Round(time.Second).String())
+		Expect(renewed.Serial.Cmp(old)).NotTo(BeZero())
+
+		for _, p := range pods {
+			m := clients[p.Name]
+			for i := range 100 {
+				Expect(m.Get(fmt.Sprintf("item-%d", i))).To(Equal([]byte(p.Name)),
+					"pod %s: item %d, through the connection opened before the renewal", p.Name, i)
+			}
+		}
+		now := c.serving(ctx, cache, 2, memcachedA.Ref)
+		for i, p := range now {
+			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
+			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
+		}
+	}, SpecTimeout(4*time.Minute))
+
+	It("with client certificates required, refuses a client without one and serves one the CA signed", func(ctx SpecContext) {
+		patch := client.MergeFrom(cache.DeepCopy())
+		cache.Spec.TLS.ClientCertificates = cachev1.ClientCertificatesRequired
+		Expect(c.k8s.Patch(ctx, cache, patch)).To(Succeed())
+		var pods []corev1.Pod
+		eventually(ctx, func(g Gomega) {
+			pods = c.serving(ctx, cache, 2, memcachedA.Ref)
+			for _, p := range pods {
+				g.Expect(strings.Join(p.Spec.Containers[0].Command, " ")).To(ContainSubstring("ssl_verify_mode=2"), "pod %s", p.Name)
+			}
+		}).Should(Succeed())
+		clientCert, err := issue(pki.Options{DNSNames: []string{"client"}, Client: true}).TLSCertificate()
+		Expect(err).NotTo(HaveOccurred())
+		for _, p := range pods {
+			m, err := dial(ctx, p)
+			if err == nil {
+				// TLS 1.3: the refusal arrives with the first request. A
+				// set, as a get's "not found" would pass for a refusal.
+				err = m.Set("no-certificate", []byte("refused"))
+				_ = m.Close()
+			}
+			Expect(err).To(HaveOccurred(), "pod %s served a client without a certificate", p.Name)
+
+			m, err = dial(ctx, p, clientCert)
+			Expect(err).NotTo(HaveOccurred(), "pod %s", p.Name)
+			Expect(m.Set("mtls", []byte("ok"))).To(Succeed(), "pod %s", p.Name)
+			Expect(m.Get("mtls")).To(Equal([]byte("ok")), "pod %s", p.Name)
+			_ = m.Close()
+		}
+	}, SpecTimeout(4*time.Minute))
+
+	It("reports a missing Secret, a key of another certificate and an expired certificate on the Memcached, and recovers", func(ctx SpecContext) {
+		other := serverCert()
+		mismatched := serverCert()
+		mismatched.KeyPEM = other.KeyPEM
+		c.writeTLSSecret(ctx, ns, "mismatched", mismatched, ca.PEM)
+		c.writeTLSSecret(ctx, ns, "expired", issue(pki.Options{DNSNames: []string{serverName},
+			NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)}), ca.PEM)
+		cases := []struct{ secret, message string }{
+			{"absent", `Secret "absent" does not exist or holds no keys: it needs tls.crt and tls.key`},
+			{"mismatched", `Secret "mismatched": tls.key does not match the certificate in tls.crt`},
+			{"expired", `Secret "expired": the certificate in tls.crt expired at`},
+		}
+		broken := map[string]*cachev1.Memcached{}
+		for _, tc := range cases {
+			mc := gen.Memcached(ns, "bad-"+tc.secret, gen.WithSize(1), gen.WithTLS(tc.secret))
+			Expect(c.k8s.Create(ctx, mc)).To(Succeed())
+			DeferCleanup(c.deleteMemcached, mc, NodeTimeout(2*time.Minute))
+			broken[tc.secret] = mc
+		}
+		for _, tc := range cases {
+			eventually(ctx, func(g Gomega) {
+				got := &cachev1.Memcached{}
+				g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(broken[tc.secret]), got)).To(Succeed())
+				g.Expect(got.Status.Conditions).To(ContainElement(And(
+					HaveField("Type", cachev1.ConditionDegraded), HaveField("Status", metav1.ConditionTrue),
+					HaveField("Reason", cachev1.ReasonTLSSecretInvalid),
+					HaveField("Message", And(HavePrefix(tc.message), MatchRegexp(`\(pod bad-%s-[-a-z0-9]+\)$`, tc.secret))))))
+			}).Should(Succeed())
+			if tc.secret == "absent" {
+				// At once, while the kubelet's back-off between checks is
+				// still short (it doubles from 10 s up to 5 minutes).
+				By("creating the absent Secret")
+				c.writeTLSSecret(ctx, ns, "absent", serverCert(), ca.PEM)
+			}
+		}
+
+		By("waiting for the absent Secret's pod to pass its next check and serve, with nothing changed on the Memcached")
+		recovered := broken["absent"]
+		generation := recovered.Generation
+		pods := c.serving(ctx, recovered, 1, memcachedA.Ref)
+		m, err := dial(ctx, pods[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Set("recovered", []byte("yes"))).To(Succeed())
+		_ = m.Close()
+		got := &cachev1.Memcached{}
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(recovered), got)).To(Succeed())
+		Expect(got.Generation).To(Equal(generation))
+	}, SpecTimeout(5*time.Minute))
+})
+
+// restartSummary is every container's name and restart count, init
+// containers included.
+func restartSummary(p corev1.Pod) string {
+	var parts []string
+	for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
+		parts = append(parts, fmt.Sprintf("%s=%d", s.Name, s.RestartCount))
+	}
+	return strings.Join(parts, ",")
+}
+
+// writeTLSSecret creates or replaces the kubernetes.io/tls Secret name in
+// ns, holding cert and the CA's certificate.
+func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert pki.Cert, caPEM []byte) {
+	GinkgoHelper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS}
+	_, err := controllerutil.CreateOrUpdate(ctx, c.k8s, s, func() error {
+		s.Data = map[string][]byte{"tls.crt": cert.CertPEM, "tls.key": cert.KeyPEM, "ca.crt": caPEM}
+		return nil
+	})
+	Expect(err).NotTo(HaveOccurred())
+}

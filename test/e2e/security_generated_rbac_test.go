@@ -1,0 +1,53 @@
+package e2e
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestGeneratedRBAC holds every role the project ships (config/rbac, the
+// Roles and ClusterRoles in bundle/manifests and the CSV's permission sets)
+// to the policy of CheckRules.
+func TestGeneratedRBAC(t *testing.T) {
+	var roles []role
+	for _, dir := range []string{configRBACDir, filepath.Join(configRBACDir, "leader-election"), bundleManifestDir} {
+		rs, err := rolesInDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roles = append(roles, rs...)
+	}
+	csv, err := loadCSV()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles = append(roles, csvRoles(csv)...)
+
+	// The roles the operator runs with must be among those read, or a
+	// renamed file would make this test pass on nothing.
+	names := make([]string, 0, len(roles))
+	for _, r := range roles {
+		names = append(names, r.name)
+	}
+	for _, want := range []string{
+		"config/rbac/role.yaml ClusterRole manager-role",
+		"config/rbac/leader-election/leader_election_role.yaml Role leader-election-role",
+		"bundle/manifests/memcached-operator-leader-election-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-leader-election-role",
+		"bundle/manifests/memcached-operator-olm_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-olm",
+		"config/rbac/metrics_auth_role.yaml ClusterRole metrics-auth-role",
+		"config/rbac/metrics_reader_role.yaml ClusterRole metrics-reader",
+		"CSV clusterPermissions of " + operatorServiceAccount,
+		"CSV permissions of " + operatorServiceAccount,
+	} {
+		if !slices.Contains(names, want) {
+			t.Errorf("did not read %q; read %q", want, names)
+		}
+	}
+
+	for _, r := range roles {
+		for _, f := range CheckRules(r.name, r.rules) {
+			t.Errorf("%v", f)
+		}
+	}
+}
