@@ -1,12 +1,14 @@
 /*
 Package e2e is the end-to-end suite: one local cluster, started once per
-run, whose only schedulable node is the real one (kubelet, containerd,
-runc, the CNI bridge, kube-proxy and CoreDNS; see localcluster.Options.RealNode),
-with the suite's images imported (nothing is pulled) and cert-manager's
-controllers and CA injector running in the test process
-(test/framework/certmanager). Every top-level container works in
-namespaces of its own and removes what it installed cluster-wide when it
-ends; labels (labels_test.go) select a part: make test-e2e LABELS=tls.
+run, whose pods run on the real node (kubelet, containerd, runc, the CNI
+bridge, kube-proxy and CoreDNS; see localcluster.Options.RealNode) unless
+they tolerate the taint of its one kwok node, with the suite's images
+imported (nothing is pulled) and cert-manager's controllers and CA
+injector running in the test process (test/framework/certmanager). Every
+top-level container works in namespaces of its own (the DNS specs in
+default, as the README does, removing what they put there) and removes
+what it installed cluster-wide when it ends; labels (labels_test.go)
+select a part: make test-e2e LABELS=tls.
 
 The operator's `kubectl apply` install path, with cert-manager issuing and
 renewing its certificates:

@@ -32,9 +32,10 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// realCluster is a local cluster whose only node is the real one, with the
-// suite's images imported and the CRD installed; its clients know the
-// operator's, cert-manager's and the Prometheus Operator's types.
+// realCluster is the suite's local cluster: the real node, which runs every
+// pod that does not tolerate the taint of its one kwok node, with the
+// suite's images imported and the CRD installed. Its clients know the
+// operator's, cert-manager's, OLM's and the Prometheus Operator's types.
 type realCluster struct {
 	*localcluster.Cluster
 	k8s client.WithWatch
@@ -90,7 +91,7 @@ func startRealCluster(ctx context.Context, dir string) *realCluster {
 
 // restrictedNamespace creates a namespace that enforces Pod Security
 // restricted, as a careful cluster admin would for a cache tier. It is
-// deleted, with what is in it, when the calling container ends.
+// deleted, with what is in it, when the calling container or spec ends.
 func (c *realCluster) restrictedNamespace(ctx context.Context, name string) {
 	GinkgoHelper()
 	c.namespace(ctx, name, map[string]string{
@@ -100,8 +101,8 @@ func (c *realCluster) restrictedNamespace(ctx context.Context, name string) {
 }
 
 // namespace creates a namespace with labels, deleted with what is in it
-// when the calling container ends: the pods of one spec do not run on into
-// the next, which shares the node.
+// when the calling container or spec ends: the pods of one spec do not run
+// on into the next, which shares the node.
 func (c *realCluster) namespace(ctx context.Context, name string, labels map[string]string) {
 	GinkgoHelper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
