@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -10,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -39,30 +37,4 @@ func PodReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-// Build is an operator build running in the background.
-type Build struct {
-	binary string
-	done   chan error
-}
-
-// BuildOperator starts building the operator into dir/manager, so that it
-// builds while the cluster starts.
-func BuildOperator(ctx context.Context, dir string) *Build {
-	b := &Build{binary: filepath.Join(dir, "manager"), done: make(chan error, 1)}
-	go func() {
-		_, err := operatorproc.Build(ctx, b.binary)
-		b.done <- err
-	}()
-	return b
-}
-
-// Wait waits for the build and returns the binary's path.
-func (b *Build) Wait(ctx context.Context) string {
-	ginkgo.GinkgoHelper()
-	start := time.Now()
-	gomega.Eventually(b.done).WithContext(ctx).Should(gomega.Receive(gomega.Succeed()))
-	ginkgo.GinkgoWriter.Printf("operator built (waited %s)\n", time.Since(start).Round(time.Millisecond))
-	return b.binary
 }

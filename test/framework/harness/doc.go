@@ -1,14 +1,12 @@
 // Package harness is what the ginkgo suites that run a whole local cluster
 // (test/e2e, test/devcluster, test/olm) do the same way: a work
 // directory kept when a spec fails, their own logging sent to a file, the
-// cluster started (a suite fails when the control plane is not built), the
-// operator built meanwhile, kubectl, and whether a pod is Ready.
+// cluster started (a suite fails when the control plane is not built),
+// kubectl, make, and whether a pod is Ready.
 //
 //	var _ = BeforeSuite(func(ctx SpecContext) {
-//		dir := harness.WorkDir("faults")
+//		dir := harness.WorkDir("e2e")
 //		harness.LogTo(dir, "suite.log")
-//		build := harness.BuildOperator(ctx, dir)
 //		cluster = harness.StartCluster(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster")})
-//		operatorBinary = build.Wait(ctx)
 //	})
 package harness
