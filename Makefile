@@ -168,17 +168,13 @@ test: manifests generate fmt vet control-plane memcached prometheus-operator-crd
 LABELS ?=
 
 .PHONY: test-e2e
-test-e2e: manifests generate node node-packages kustomize prometheus-operator-crds operator-sdk ## The end-to-end suite on one local cluster with the real node (root only): memcached pods that serve, the kubectl apply install path with cert-manager, the operator as a pod, its metrics, the node's faults, operator-sdk scorecard. LABELS=tls runs a part.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 45m $(if $(LABELS),-ginkgo.label-filter='$(LABELS)') $(TEST_ARGS) $(TEST_REPORTER)
+test-e2e: manifests generate node node-packages kustomize prometheus-operator-crds operator-sdk olm opm olm-manifests crane ## The end-to-end suite on one local cluster with the real node (root only): memcached pods that serve, the kubectl apply install path with cert-manager, the operator as a pod, its metrics, faults, security, the bundle through a real OLM in every install mode, operator-sdk scorecard. LABELS=tls runs a part.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
+		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 60m $(if $(LABELS),-ginkgo.label-filter='$(LABELS)') $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-local-cluster
 test-local-cluster: manifests generate kustomize control-plane node node-packages ## make run as a new user runs it, make local-cluster and a kept cluster restarted with the real node (root only): each starts clusters of its own.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/devcluster/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
-
-.PHONY: test-olm
-test-olm: manifests generate node node-packages olm opm olm-manifests kustomize operator-sdk crane ## The bundle installed by a real OLM in every install mode, its operator pods on the real node, and upgraded under continuous writes (root only).
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
-		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/olm/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
 
 .PHONY: test-disconnected
 test-disconnected: manifests kustomize operator-sdk crane memcached ## The release bundle (make bundle USE_IMAGE_DIGESTS=true in a copy of the tree, its registries stood in for on loopback) names every image by the digest pushed.

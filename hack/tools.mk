@@ -116,7 +116,7 @@ OLM_CRDS_DIR = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/operator-fr
 OPENSHIFT_PROXY_CRD = $(call go-mod-dir,$(TOOLS_MODULES_DIR)/olm,github.com/openshift/api)/config/v1/0000_03_config-operator_01_proxy.crd.yaml
 
 # The two are computed by $(shell), whose failure make ignores: this target
-# checks that they exist, so a failed download stops test-olm here.
+# checks that they exist, so a failed download stops test-e2e here.
 .PHONY: olm-manifests
 olm-manifests: ## Download OLM's CRDs and the OpenShift Proxy CRD into the module cache, or fail.
 	@test -f "$(OLM_CRDS_DIR)/0000_50_olm_00-subscriptions.crd.yaml" || { echo "OLM's CRDs not found at '$(OLM_CRDS_DIR)': go mod download in hack/tools/olm failed" >&2; exit 1; }

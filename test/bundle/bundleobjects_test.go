@@ -24,7 +24,7 @@ import (
 // install namespace alone. None of them is in the CSV's permissions, which
 // OLM also grants in every target namespace (and cluster-wide for
 // AllNamespaces: every Lease in the cluster), or its clusterPermissions.
-// test/olm asks the API server's authorizer what each install mode grants.
+// test/e2e asks the API server's authorizer what each install mode grants.
 func TestOwnNamespaceRulesAreBundleRoles(t *testing.T) {
 	var leaderElection rbacv1.Role
 	readYAML(t, filepath.Join(repo.Root(), "config", "rbac", "leader-election", "leader_election_role.yaml"), &leaderElection)
@@ -117,7 +117,7 @@ func managerServiceAccount(t *testing.T, csv *v1alpha1.ClusterServiceVersion) st
 // webhook port, from any source, as the API server calling it is rarely a
 // pod a selector could name, and the metrics port from namespaces labelled
 // metrics: enabled. Whether a cluster enforces them is its CNI plugin's
-// business; test/olm checks what OLM installed.
+// business; test/e2e checks what OLM installed.
 func TestNetworkPoliciesAdmitOnlyWebhookAndMetrics(t *testing.T) {
 	csv := loadBundle(t).CSV
 	var policies []networkingv1.NetworkPolicy

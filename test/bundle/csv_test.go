@@ -52,7 +52,7 @@ func TestCSVAnnotations(t *testing.T) {
 			"test/e2e reads each pod's exporter counting exactly the commands sent, with TLS too; the controllers suite " +
 				"keeps, repairs and removes each Memcached's PodMonitor and PrometheusRule; controllers/monitoring runs every " +
 				"alert's promtool tests and checks its runbook; test/e2e scrapes the operator as its ServiceMonitor says. " +
-				"Seamless Upgrades: test/olm upgrades the operator through OLM with memcached pods running on a real node, " +
+				"Seamless Upgrades: test/e2e upgrades the operator through OLM with memcached pods running on a real node, " +
 				"which keep running, while admission answers every write"},
 		{"categories", "Database", "memcached is an in-memory key-value store"},
 		{"repository", "https://github.com/example-inc/memcached-operator", "the source"},
@@ -72,7 +72,7 @@ func TestCSVAnnotations(t *testing.T) {
 // olm.targetNamespaces) names, OLM scopes its admission webhooks to the
 // OperatorGroup's namespaces (it forces AllNamespaces only on conversion
 // webhooks, which this operator has none of), and its namespaced rules
-// become Roles there (TestPermissionsAreNamespaced). test/olm installs it in
+// become Roles there (TestPermissionsAreNamespaced). test/e2e installs it in
 // each mode.
 func TestInstallModesAreAll(t *testing.T) {
 	csv := loadBundle(t).CSV

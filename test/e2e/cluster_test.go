@@ -12,9 +12,11 @@ import (
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -44,9 +46,10 @@ type realCluster struct {
 
 const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
 
-// startRealCluster starts it in dir. When the suite ends it is stopped, and
-// then nothing of it may be left on the machine.
-func startRealCluster(ctx context.Context, dir string) *realCluster {
+// startRealCluster starts it in dir, its node pulling the images of each
+// registry host of mirrors from that mirror alone. When the suite ends it is
+// stopped, and then nothing of it may be left on the machine.
+func startRealCluster(ctx context.Context, dir string, mirrors map[string]string) *realCluster {
 	GinkgoHelper()
 	ipForward, err := os.ReadFile(ipForwardPath)
 	Expect(err).NotTo(HaveOccurred())
@@ -59,7 +62,7 @@ func startRealCluster(ctx context.Context, dir string) *realCluster {
 	})
 	start := time.Now()
 	c := harness.StartCluster(ctx, localcluster.Options{
-		Dir: dir, RealNode: true,
+		Dir: dir, RealNode: true, RegistryMirrors: mirrors,
 		// One kwok node, tainted, for the fault specs' hundreds of pods
 		// (fakeMemcached); every other pod runs for real.
 		Nodes: 1,
@@ -75,6 +78,8 @@ func startRealCluster(ctx context.Context, dir string) *realCluster {
 	utilruntime.Must(cmapi.AddToScheme(scheme))
 	utilruntime.Must(monitoringv1.AddToScheme(scheme))
 	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv1.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	// client-go's default of 5 requests a second would pace the fault
 	// specs' rollouts of hundreds of objects.
 	cfg := c.RestConfig()

@@ -2,19 +2,24 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 )
 
 func TestE2E(t *testing.T) {
@@ -40,11 +45,19 @@ var (
 	// exporterImage the metrics sidecar of those with monitoring on.
 	memcachedA, memcachedB, operatorImage, tlsReloaderImage, exporterImage images.Image
 
-	// cluster is the one local cluster every spec runs on, its only
-	// schedulable node the real one, with cert-manager's controllers
-	// running against it; k8s is its admin client.
+	// cluster is the one local cluster every spec runs on, with
+	// cert-manager's controllers running against it; k8s is its admin
+	// client.
 	cluster *realCluster
 	k8s     client.WithWatch
+	cs      kubernetes.Interface
+	// mirror stands in for the registries the bundle's images come from:
+	// the real node pulls those registries' images from it alone.
+	mirror *registrymirror.Mirror
+	// fromVersion is the committed bundle's version, toVersion the one the
+	// OLM upgrade moves to; the operator image is imported under the names
+	// both CSVs give it.
+	fromVersion, toVersion string
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -53,6 +66,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// Everything in this process (cert-manager, the CA injector, client
 	// warnings) logs to a file rather than the test output.
 	logger := harness.LogTo(workDir, "suite.log")
+	var err error
+	fromVersion, err = bundleVersion(bundleDir)
+	Expect(err).NotTo(HaveOccurred())
+	v := utilversion.MustParseSemantic(fromVersion)
+	toVersion = fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()+1)
+	fromImage, err := bundleImage(bundleDir)
+	Expect(err).NotTo(HaveOccurred())
+	toImage := strings.TrimSuffix(fromImage, fromVersion) + toVersion
+
 	start := time.Now()
 	dir := filepath.Join(workDir, "images")
 	var g errgroup.Group
@@ -61,7 +83,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		return err
 	})
 	g.Go(func() (err error) {
-		operatorImage, err = images.Operator(ctx, filepath.Join(dir, "operator"), operatorTag)
+		operatorImage, err = images.Operator(ctx, filepath.Join(dir, "operator"), operatorTag, fromImage, toImage)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -82,8 +104,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(g.Wait()).To(Succeed())
 	GinkgoWriter.Printf("operator built, images written in %s\n", time.Since(start).Round(time.Millisecond))
 
-	cluster = startRealCluster(ctx, filepath.Join(workDir, "cluster"))
-	k8s = cluster.k8s
+	mirror, err = startMirror(workDir)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(mirror.Close)
+	cluster = startRealCluster(ctx, filepath.Join(workDir, "cluster"), containerdMirrors(mirror))
+	k8s, cs = cluster.k8s, cluster.cs
 
 	// cert-manager: its CRDs as the module ships them, then its controllers.
 	start = time.Now()

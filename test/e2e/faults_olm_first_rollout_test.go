@@ -22,7 +22,7 @@ import (
 // OLM writes a new CSV's Deployment before it applies the Subscription's
 // config.env, and rolls it again with it later (operator-lifecycle-manager
 // #2100); how long the first pod lives depends on a race inside OLM, so
-// test/olm cannot count on meeting it. Here the operator starts as that pod
+// test/e2e cannot count on meeting it. Here the operator starts as that pod
 // does: OLM's variables set, the CSV's memcached image, none of the
 // Subscription's configuration in its environment.
 var _ = Describe("an operator started by OLM before OLM applied its Subscription's configuration", Ordered, Label(labelFaults), func() {

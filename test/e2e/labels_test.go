@@ -29,6 +29,10 @@ const (
 	// Security restricted, metrics authentication, TLS versions of its
 	// servers, proxy credentials kept out of its logs.
 	labelSecurity = "security"
+	// labelOLM: the bundle installed by a real OLM in every install mode,
+	// upgraded under continuous writes, and the release bundle installed
+	// disconnected.
+	labelOLM = "olm"
 	// labelScorecard: operator-sdk scorecard with the bundle's
 	// configuration.
 	labelScorecard = "scorecard"

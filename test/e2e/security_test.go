@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
@@ -27,8 +26,6 @@ const (
 )
 
 var (
-	// cs is an admin clientset of the cluster.
-	cs kubernetes.Interface
 	// configDefaultObjects is `kustomize build config/default`.
 	configDefaultObjects []*unstructured.Unstructured
 	// operatorKubeconfig authenticates as the operator's ServiceAccount.
@@ -48,7 +45,6 @@ var _ = Describe("security", Ordered, Label(labelSecurity), func() {
 		var err error
 		configDefaultObjects, err = kustomizeBuild(configDefaultDir)
 		Expect(err).NotTo(HaveOccurred())
-		cs = cluster.cs
 
 		// The next specs share the cluster: what is created here goes, the
 		// namespace before they may make it again.

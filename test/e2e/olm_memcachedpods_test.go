@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/example-inc/memcached-operator/controllers/monitoring"
 )
 
-// memcachedPods are the pods of a Memcached's Deployment, name to UID.
-func memcachedPods(ctx context.Context, g Gomega, mc *cachev1.Memcached) map[string]types.UID {
+// memcachedPodUIDs are the pods of a Memcached's Deployment, name to UID.
+func memcachedPodUIDs(ctx context.Context, g Gomega, mc *cachev1.Memcached) map[string]types.UID {
 	d := &appsv1.Deployment{}
 	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(mc), d)).To(Succeed())
 	var pods corev1.PodList

@@ -1,15 +1,13 @@
-package olm
+package e2e
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// tools are the binaries and manifests the suite needs besides the control
-// plane, as `make test-olm` passes them.
+// tools are the binaries and manifests the OLM specs need besides the
+// control plane, as `make test-e2e` passes them.
 type tools struct {
 	// olm and catalog are OLM's two operators (OLM_BIN_DIR).
 	olm, catalog string
@@ -19,20 +17,17 @@ type tools struct {
 	proxyCRD string
 	// opm renders (through make catalog) and serves the catalog (OPM).
 	opm string
-	// controlPlane is KUBEBUILDER_ASSETS.
-	controlPlane string
 }
 
 // toolsFromEnv reads the paths and reports every one that is missing, so
 // that a machine without them fails with one clear message.
 func toolsFromEnv() (tools, []string) {
 	t := tools{
-		olm:          filepath.Join(os.Getenv("OLM_BIN_DIR"), "olm"),
-		catalog:      filepath.Join(os.Getenv("OLM_BIN_DIR"), "catalog"),
-		olmCRDs:      os.Getenv("OLM_CRDS_DIR"),
-		proxyCRD:     os.Getenv("OPENSHIFT_PROXY_CRD"),
-		opm:          os.Getenv("OPM"),
-		controlPlane: repo.ControlPlaneDir(),
+		olm:      filepath.Join(os.Getenv("OLM_BIN_DIR"), "olm"),
+		catalog:  filepath.Join(os.Getenv("OLM_BIN_DIR"), "catalog"),
+		olmCRDs:  os.Getenv("OLM_CRDS_DIR"),
+		proxyCRD: os.Getenv("OPENSHIFT_PROXY_CRD"),
+		opm:      os.Getenv("OPM"),
 	}
 	var missing []string
 	for name, path := range map[string]string{

@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func catalogSource(address string) *operatorsv1alpha1.CatalogSource {
 			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
 			Address:     address,
 			DisplayName: "Memcached Operator (test)",
-			Publisher:   "memcached-operator test/olm",
+			Publisher:   "memcached-operator test/e2e",
 		},
 	}
 }

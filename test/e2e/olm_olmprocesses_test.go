@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ const olmNamespace = "olm"
 const olmStopTimeout = 30 * time.Second
 
 // olmOperators runs OLM's two operators as host processes, as the recipe in
-// ../shared/toolchain.md does; both run throughout.
+// ../shared/toolchain.md does; both run throughout the OLM specs.
 type olmOperators struct {
 	tools   tools
 	cluster *localcluster.Cluster

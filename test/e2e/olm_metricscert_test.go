@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"context"
@@ -21,10 +21,8 @@ import (
 // The Secret the bundle's metrics Service asks OpenShift's service CA for
 // (annotation service.beta.openshift.io/serving-cert-secret-name), which
 // the manager mounts as an optional volume, and the metrics port.
-const (
-	metricsCertSecret = "metrics-server-cert"
-	metricsPort       = 8443
-)
+// (metricsCertSecret, beside config/default's names).
+const metricsPort = 8443
 
 // expectMetricsCertificateFromServiceCA plays OpenShift's service CA, which
 // does not run here: it issues a certificate for the metrics Service's DNS

@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,10 +62,18 @@ func readCRDs(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition, err
 
 // createCRDs creates the CRDs, as `kubectl create` does (an apply would need
 // the last-applied annotation, and OLM's CSV CRD is too large for it), and
-// waits until every one is Established.
+// waits until every one is Established. One that another spec made first
+// (faults_olm_first_rollout_test.go makes the Subscription CRD) is replaced.
 func createCRDs(ctx context.Context, c client.Client, crds []*apiextensionsv1.CustomResourceDefinition) {
 	for _, crd := range crds {
-		ExpectWithOffset(1, c.Create(ctx, crd)).To(Succeed(), "CRD %s", crd.Name)
+		err := c.Create(ctx, crd)
+		if apierrors.IsAlreadyExists(err) {
+			existing := &apiextensionsv1.CustomResourceDefinition{}
+			ExpectWithOffset(1, c.Get(ctx, client.ObjectKeyFromObject(crd), existing)).To(Succeed())
+			crd.ResourceVersion = existing.ResourceVersion
+			err = c.Update(ctx, crd)
+		}
+		ExpectWithOffset(1, err).To(Succeed(), "CRD %s", crd.Name)
 	}
 	EventuallyWithOffset(1, func(g Gomega) {
 		for _, crd := range crds {

@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"context"
@@ -12,9 +12,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
 )
-
-// metricsService is the bundle's Service in front of the metrics endpoint.
-const metricsService = deploymentName + "-metrics-service"
 
 // expectNetworkPolicies checks what OLM made of the bundle's
 // NetworkPolicies: in the install's namespace they select its manager pod

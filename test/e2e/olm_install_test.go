@@ -1,4 +1,4 @@
-package olm
+package e2e
 
 import (
 	"context"
@@ -201,10 +201,10 @@ func operatorLog(ctx context.Context, pod *corev1.Pod) string {
 	return string(out)
 }
 
-// uninstall deletes namespaces, with the installs and Memcached objects in
-// them, and waits until they are gone: OLM's copies of the CSVs, the
-// OperatorGroups that claim the Memcached API, and the pods.
-func uninstall(ctx context.Context, namespaces ...string) {
+// deleteNamespaces deletes namespaces, with the installs and Memcached
+// objects in them, and waits until they are gone: OLM's copies of the CSVs,
+// the OperatorGroups that claim the Memcached API, and the pods.
+func deleteNamespaces(ctx context.Context, namespaces ...string) {
 	GinkgoHelper()
 	for _, ns := range namespaces {
 		Expect(client.IgnoreNotFound(k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())

@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/webhooks"
+)
+
+// The AllNamespaces install: the operator's namespace is the CSV's
+// suggested one (operatorNamespace, as config/default's), and its Memcached
+// objects live in memcachedNamespace.
+const memcachedNamespace = "cache-users"
+
+// olmInstallSpecs are the OLM container's installs (olm_test.go). One
+// ordered container, because OLM refuses an AllNamespaces install beside
+// any other: the AllNamespaces install and its upgrade first, then, once it
+// is removed, the namespaced installs side by side.
+func olmInstallSpecs() {
+	Describe("OLM installs on a cluster with an egress proxy and a real node", Ordered, func() {
+		// catalogServers are the opm serve processes, stopped after all.
+		var catalogServers []*process.Process
+
+		BeforeAll(func(ctx SpecContext) {
+			By("rendering bundle/ into a catalog with make catalog and serving it with opm serve")
+			dir := filepath.Join(workDir, "catalog-v"+fromVersion)
+			Expect(renderCatalog(ctx, paths.opm, dir, bundleDir)).To(Succeed())
+			p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+fromVersion)
+			Expect(err).NotTo(HaveOccurred())
+			catalogServers = append(catalogServers, p)
+
+			Expect(k8s.Create(ctx, catalogSource(catalogAddress(port)))).To(Succeed())
+			start := time.Now()
+			Eventually(func(g Gomega) {
+				cs := &operatorsv1alpha1.CatalogSource{}
+				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: olmNamespace, Name: catalogSourceName}, cs)).To(Succeed())
+				g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
+				g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+			}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+			GinkgoWriter.Printf("CatalogSource READY %s after create\n", time.Since(start).Round(time.Millisecond))
+		}, NodeTimeout(3*time.Minute))
+
+		AfterAll(func() {
+			for _, p := range catalogServers {
+				Expect(p.Stop(30 * time.Second)).To(Succeed())
+			}
+		})
+
+		Context("AllNamespaces, upgraded under continuous writes", func() {
+			all := install{namespace: operatorNamespace}
+			var (
+				fromImage, toImage string
+				// cache is the Memcached made before the upgrade; its pods and
+				// its Deployment's generation must survive it.
+				cache           *cachev1.Memcached
+				cachePods       map[string]types.UID
+				cacheGeneration int64
+			)
+
+			BeforeAll(func() {
+				var err error
+				fromImage, err = bundleImage(bundleDir)
+				Expect(err).NotTo(HaveOccurred())
+				toImage = strings.TrimSuffix(fromImage, fromVersion) + toVersion
+			})
+
+			It("installs the committed bundle: the InstallPlan completes and the CSV succeeds", func(ctx SpecContext) {
+				start := time.Now()
+				all.subscribe(ctx)
+				all.expectInstalled(ctx, fromVersion)
+				GinkgoWriter.Printf("CSV %s Succeeded %s after the Subscription was created\n", csvName(fromVersion), time.Since(start).Round(time.Millisecond))
+			}, SpecTimeout(5*time.Minute))
+
+			It("puts the cluster proxy and the OperatorGroup's target namespaces into the manager's environment", func(ctx SpecContext) {
+				d := all.deployment(ctx)
+				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				Expect(err).NotTo(HaveOccurred())
+
+				By("OLM injected the Proxy status, upper case only, into the manager container")
+				Expect(proxyVars(c.Env)).To(Equal(clusterProxyEnv()))
+
+				By("WATCH_NAMESPACE reads the olm.targetNamespaces annotation, which OLM set from the OperatorGroup")
+				og := all.operatorGroup(ctx)
+				Expect(og.Status.Namespaces).To(ConsistOf(all.watched()), "AllNamespaces")
+				Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.operatorGroup", og.Name))
+				Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", strings.Join(og.Status.Namespaces, ",")))
+				i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "WATCH_NAMESPACE" })
+				Expect(i).NotTo(BeNumerically("<", 0), "no WATCH_NAMESPACE")
+				Expect(c.Env[i].ValueFrom).NotTo(BeNil())
+				Expect(c.Env[i].ValueFrom.FieldRef).To(HaveField("FieldPath", "metadata.annotations['olm.targetNamespaces']"))
+
+				By("the manager process on the real node has them, as kubelet resolved them")
+				env := processEnv(ctx, all.operatorPod(ctx, fromImage))
+				Expect(env).To(HaveKeyWithValue("WATCH_NAMESPACE", ""), "every namespace")
+				for k, v := range clusterProxyEnv() {
+					Expect(env).To(HaveKeyWithValue(k, v))
+				}
+				Expect(env).To(HaveKeyWithValue("RELATED_IMAGE_MEMCACHED", subscriptionConfig().Env[0].Value), "the Subscription's env wins over the CSV's")
+			})
+
+			It("makes the webhook configurations with OLM's CA and mounts OLM's certificate where the manager reads it, without cert-manager", func(ctx SpecContext) {
+				secret := &corev1.Secret{}
+				Expect(k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: webhookService + "-cert"}, secret)).To(Succeed())
+				Expect(secret.Type).To(Equal(corev1.SecretTypeTLS))
+				Expect(secret.Data).To(HaveKey(olmCAKey))
+
+				By("one webhook per webhookdefinition, calling OLM's Service with OLM's CA")
+				csv := &operatorsv1alpha1.ClusterServiceVersion{}
+				Expect(k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: csvName(fromVersion)}, csv)).To(Succeed())
+				hooks, err := csvWebhooks(ctx, all, fromVersion)
+				Expect(err).NotTo(HaveOccurred())
+				webhookPaths := map[string]string{}
+				for _, w := range csv.Spec.WebhookDefinitions {
+					webhookPaths[w.GenerateName] = *w.WebhookPath
+				}
+				configs := hooks.ClientConfigs()
+				Expect(slices.Sorted(maps.Keys(configs))).To(Equal(slices.Sorted(maps.Keys(webhookPaths))))
+				for name, cc := range configs {
+					Expect(cc.Service).NotTo(BeNil(), name)
+					Expect(cc.Service.Namespace).To(Equal(operatorNamespace), name)
+					Expect(cc.Service.Name).To(Equal(webhookService), name)
+					Expect(cc.Service.Path).To(HaveValue(Equal(webhookPaths[name])), name)
+					Expect(cc.CABundle).To(Equal(secret.Data[olmCAKey]), name)
+				}
+
+				By("OLM's certificate is valid for <service>.<namespace>.svc under that CA")
+				leaf, err := parseCertificatePEM(secret.Data[certs.CertFile])
+				Expect(err).NotTo(HaveOccurred())
+				ca, err := parseCertificatePEM(secret.Data[olmCAKey])
+				Expect(err).NotTo(HaveOccurred())
+				Expect(leaf.Verify(verifyOptions(ca, serviceDNSName(operatorNamespace)))).Error().NotTo(HaveOccurred())
+
+				By("the Secret is mounted at the manager's default certificate directory, which its arguments do not change")
+				d := all.deployment(ctx)
+				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c.Args).NotTo(ContainElement(HavePrefix("--webhook-cert-dir")))
+				Expect(c.Args).NotTo(ContainElement(HavePrefix("--webhook-cert-mode")), "the default mode is mounted")
+				i := slices.IndexFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == certs.DefaultMountedDir })
+				Expect(i).NotTo(BeNumerically("<", 0), "nothing mounted at %s: %+v", certs.DefaultMountedDir, c.VolumeMounts)
+				j := slices.IndexFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == c.VolumeMounts[i].Name })
+				Expect(j).NotTo(BeNumerically("<", 0))
+				vol := d.Spec.Template.Spec.Volumes[j]
+				Expect(vol.Secret).NotTo(BeNil())
+				Expect(vol.Secret.SecretName).To(Equal(secret.Name))
+				Expect(vol.Secret.Items).To(ConsistOf(
+					corev1.KeyToPath{Key: "tls.crt", Path: certs.CertFile},
+					corev1.KeyToPath{Key: "tls.key", Path: certs.KeyFile}))
+
+				By("cert-manager, which runs on this cluster for other specs, has no part in it")
+				var certificates cmapi.CertificateList
+				Expect(k8s.List(ctx, &certificates, client.InNamespace(operatorNamespace))).To(Succeed())
+				Expect(certificates.Items).To(BeEmpty(), "no Certificate in the install's namespace")
+				for _, c := range hooks.Mutating {
+					Expect(c.Annotations).NotTo(HaveKey(HavePrefix("cert-manager.io/")), c.Name)
+				}
+				for _, c := range hooks.Validating {
+					Expect(c.Annotations).NotTo(HaveKey(HavePrefix("cert-manager.io/")), c.Name)
+				}
+			})
+
+			It("runs the operator pod on the real node: OLM's certificate served, admission through its Service, the proxy in memcached pods, no credentials in its log", func(ctx SpecContext) {
+				pod := all.operatorPod(ctx, fromImage)
+				expectServesOLMCertificate(ctx, all, fromVersion, pod)
+
+				Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: memcachedNamespace}})).To(Succeed())
+				expectTooBigRefused(ctx, memcachedNamespace, "too-big")
+
+				By("a Memcached without a size: defaulted by the mutating webhook, reconciled, its pods serving with the proxy")
+				cache = gen.Memcached(memcachedNamespace, "cache")
+				Expect(k8s.Create(ctx, cache)).To(Succeed())
+				size := webhooks.DefaultSizePolicy().Default
+				Expect(cache.Spec.Size).To(HaveValue(Equal(size)))
+				start := time.Now()
+				cacheGeneration = expectReconciledWithProxy(ctx, cache, size).Generation
+				GinkgoWriter.Printf("Memcached reconciled, %d pods ready with the proxy, %s after create\n", size, time.Since(start).Round(time.Millisecond))
+				cachePods = memcachedPodUIDs(ctx, Default, cache)
+				Expect(cachePods).To(HaveLen(int(size)))
+
+				expectLogWithoutCredentials(operatorLog(ctx, pod))
+				expectSecretKept(ctx, all)
+			}, SpecTimeout(5*time.Minute))
+
+			It("holds the manager's rules in every namespace, as OLM lifts them to ClusterRoles for AllNamespaces, and the leader election's and OLM-only ones in its own alone", func(ctx SpecContext) {
+				sa := all.serviceAccount()
+				for _, ns := range []string{memcachedNamespace, "default", metav1.NamespaceAll} {
+					for _, a := range managerAccess {
+						Expect(can(ctx, sa, a, ns)).To(BeTrue(), "%s in namespace %q", a, ns)
+					}
+				}
+				expectOwnNamespaceRulesThereOnly(ctx, all, []string{memcachedNamespace, "default"})
+			})
+
+			It("installs the bundle's NetworkPolicies in its own namespace alone, for the manager pod's webhook and metrics ports", func(ctx SpecContext) {
+				expectNetworkPolicies(ctx, all, all.operatorPod(ctx, fromImage), []string{memcachedNamespace, "default"})
+			})
+
+			It("serves metrics with the certificate OpenShift's service CA writes for the metrics Service, once it exists, without a restart", func(ctx SpecContext) {
+				expectMetricsCertificateFromServiceCA(ctx, all, all.operatorPod(ctx, fromImage))
+			}, SpecTimeout(4*time.Minute))
+
+			It("upgrades to the next version from the catalog while admission keeps answering; the Memcached keeps its pods", func(ctx SpecContext) {
+				Expect(cachePods).NotTo(BeEmpty(), "needs the previous spec")
+				oldPod := all.operatorPod(ctx, fromImage)
+				oldSecret := expectSecretKept(ctx, all)
+
+				By(fmt.Sprintf("serving a catalog with %s and %s, which replaces it", fromVersion, toVersion))
+				nextDir := filepath.Join(workDir, "bundle-v"+toVersion)
+				Expect(nextBundle(bundleDir, nextDir, toVersion)).To(Equal(fromVersion))
+				dir := filepath.Join(workDir, "catalog-v"+toVersion)
+				Expect(renderCatalog(ctx, paths.opm, dir, bundleDir, nextDir)).To(Succeed())
+				p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+toVersion)
+				Expect(err).NotTo(HaveOccurred())
+				catalogServers = append(catalogServers, p)
+
+				By("writing through admission without pause: dry-run creates the webhooks must admit and ones they must refuse")
+				probe := startAdmissionProbe(ctx, probeOptions{
+					Client: k8s,
+					Good: func(i int) client.Object {
+						return gen.Memcached(memcachedNamespace, "probe-"+strconv.Itoa(i))
+					},
+					Bad: func(i int) client.Object {
+						return gen.Memcached(memcachedNamespace, "probe-bad-"+strconv.Itoa(i), gen.WithSize(subscriptionMaxSize+1))
+					},
+					Refused: func(err error) bool { return strings.Contains(err.Error(), denied) },
+				})
+
+				// A grpc CatalogSource with an address has no pod to restart and
+				// no image to poll: the catalog operator reconnects when the
+				// address changes, and a connection that becomes READY
+				// invalidates its cache and resolves the Subscriptions again.
+				By("pointing the CatalogSource at it")
+				start := time.Now()
+				catalog := &operatorsv1alpha1.CatalogSource{}
+				Expect(k8s.Get(ctx, client.ObjectKey{Namespace: olmNamespace, Name: catalogSourceName}, catalog)).To(Succeed())
+				before := catalog.DeepCopy()
+				catalog.Spec.Address = catalogAddress(port)
+				Expect(k8s.Patch(ctx, catalog, client.MergeFrom(before))).To(Succeed())
+
+				csv := all.expectInstalled(ctx, toVersion)
+				Expect(csv.Spec.Replaces).To(Equal(csvName(fromVersion)))
+				Expect(csv.Annotations).To(HaveKeyWithValue("olm.skipRange", skipRange(toVersion)))
+				Eventually(func(g Gomega) {
+					err := k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: csvName(fromVersion)}, &operatorsv1alpha1.ClusterServiceVersion{})
+					g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "old CSV still there (err %v)", err)
+					old, err := csvWebhooks(ctx, all, fromVersion)
+					g.Expect(err).NotTo(HaveOccurred())
+					g.Expect(old.ClientConfigs()).To(BeEmpty(), "old webhook configurations")
+					err = k8s.Get(ctx, client.ObjectKeyFromObject(oldPod), &corev1.Pod{})
+					g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "old manager pod still there (err %v)", err)
+				}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
+				newPod := all.operatorPod(ctx, toImage)
+				GinkgoWriter.Printf("upgraded to CSV %s (Succeeded, %s and its pod removed) %s after the catalog changed\n",
+					csv.Name, csvName(fromVersion), time.Since(start).Round(time.Millisecond))
+
+				By("admission answered every write by its content throughout")
+				report := probe.Stop()
+				AddReportEntry("admission during the upgrade", report.String())
+				GinkgoWriter.Println("admission during the upgrade:", report)
+				Expect(report.Requests).To(BeNumerically(">", 100), "the probe ran through the upgrade")
+				Expect(report.Failures).To(BeEmpty(), report.String())
+
+				By("OLM kept its certificate Secret, and so its CA, for the new CSV")
+				secret := expectSecretKept(ctx, all)
+				Expect(secret.UID).To(Equal(oldSecret.UID))
+				Expect(secret.Data[olmCAKey]).To(Equal(oldSecret.Data[olmCAKey]))
+
+				By("OLM rolled the manager Deployment to the new version, the proxy still injected")
+				d := all.deployment(ctx)
+				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c.Image).To(Equal(toImage))
+				Expect(proxyVars(c.Env)).To(Equal(clusterProxyEnv()))
+				Expect(newPod.Name).NotTo(Equal(oldPod.Name))
+
+				By("the Memcached kept its Deployment and its pods")
+				Expect(memcachedPodUIDs(ctx, Default, cache)).To(Equal(cachePods))
+				md := &appsv1.Deployment{}
+				Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cache), md)).To(Succeed())
+				Expect(md.Generation).To(Equal(cacheGeneration))
+			}, SpecTimeout(6*time.Minute))
+
+			It("runs the upgraded operator: it leaves the existing pods alone and serves the webhooks", func(ctx SpecContext) {
+				pod := all.operatorPod(ctx, toImage)
+				expectServesOLMCertificate(ctx, all, toVersion, pod)
+				expectTooBigRefused(ctx, memcachedNamespace, "too-big-after-upgrade")
+
+				// Created after the operator started, so by the time it is
+				// reconciled the start-up pass over the existing Memcached, which
+				// the informer's first list queues, has run too.
+				next := gen.Memcached(memcachedNamespace, "cache-after-upgrade", gen.WithSize(2))
+				Expect(k8s.Create(ctx, next)).To(Succeed())
+				expectReconciledWithProxy(ctx, next, 2)
+
+				By("the first Memcached still has the same pods and Deployment generation")
+				expectReconciledWithProxy(ctx, cache, webhooks.DefaultSizePolicy().Default)
+				Expect(memcachedPodUIDs(ctx, Default, cache)).To(Equal(cachePods))
+				md := &appsv1.Deployment{}
+				Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cache), md)).To(Succeed())
+				Expect(md.Generation).To(Equal(cacheGeneration))
+
+				expectLogWithoutCredentials(operatorLog(ctx, pod))
+			}, SpecTimeout(5*time.Minute))
+
+			It("is removed with its namespaces, which makes room for namespaced installs", func(ctx SpecContext) {
+				deleteNamespaces(ctx, operatorNamespace, memcachedNamespace)
+			}, SpecTimeout(4*time.Minute))
+		})
+
+		Context("namespaced installs side by side: OwnNamespace twice, SingleNamespace, MultiNamespace", namespacedInstalls)
+	})
+}
+
+// serviceDNSName is the name the API server checks the webhook's
+// certificate for, for the webhook Service in namespace.
+func serviceDNSName(namespace string) string { return webhookService + "." + namespace + ".svc" }
+
+// expectServesOLMCertificate checks that the operator pod's webhook server
+// presents the certificate of OLM's Secret, and that it verifies for the
+// Service's name against the caBundle of every webhook of the install's CSV
+// of version.
+func expectServesOLMCertificate(ctx context.Context, in install, version string, pod *corev1.Pod) {
+	GinkgoHelper()
+	By("the webhook server presents OLM's certificate, valid for <service>.<namespace>.svc under the webhooks' caBundle")
+	secret := &corev1.Secret{}
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: webhookService + "-cert"}, secret)).To(Succeed())
+	leaf, err := parseCertificatePEM(secret.Data[certs.CertFile])
+	Expect(err).NotTo(HaveOccurred())
+	hooks, err := csvWebhooks(ctx, in, version)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(hooks.ClientConfigs()).NotTo(BeEmpty())
+	addr := net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(webhookPort))
+	for name, cc := range hooks.ClientConfigs() {
+		served, err := servedCertificate(ctx, addr, serviceDNSName(in.namespace), cc.CABundle)
+		Expect(err).NotTo(HaveOccurred(), "webhook %s", name)
+		Expect(served.Raw).To(Equal(leaf.Raw), "webhook %s", name)
+	}
+}
+
+// expectSecretKept waits until OLM's webhook certificate Secret of the
+// install has the manager Deployment as an owner, which the operator adds
+// (certs.KeepOLMSecret) so that deleting the old CSV in an upgrade does not
+// delete the Secret and make OLM issue a new CA. It returns the Secret.
+func expectSecretKept(ctx context.Context, in install) *corev1.Secret {
+	GinkgoHelper()
+	d := in.deployment(ctx)
+	secret := &corev1.Secret{}
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: webhookService + "-cert"}, secret)).To(Succeed())
+		g.Expect(secret.OwnerReferences).To(ContainElement(And(
+			HaveField("Kind", "Deployment"), HaveField("Name", d.Name), HaveField("UID", d.UID))))
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+	return secret
+}
+
+// expectTooBigRefused creates a Memcached one above the size policy's
+// maximum in namespace and expects the API server to refuse it through the
+// validating webhook. (Size 0 would never reach the webhook: the CRD's
+// minimum of 1 refuses it first.) The first calls may fail otherwise while
+// kube-proxy picks up the webhook Service's endpoint.
+func expectTooBigRefused(ctx context.Context, namespace, name string) {
+	GinkgoHelper()
+	By("a Memcached above the maximum size in " + namespace + " is refused by the API server through the validating webhook")
+	start := time.Now()
+	Eventually(func() error {
+		return k8s.Create(ctx, gen.Memcached(namespace, name, gen.WithSize(subscriptionMaxSize+1)))
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring(denied)))
+	GinkgoWriter.Printf("refused through the webhook in %s after %s\n", namespace, time.Since(start).Round(time.Millisecond))
+}
+
+// expectLogWithoutCredentials checks the operator logged the proxy URLs it
+// propagates, with the credentials redacted, and the password nowhere.
+func expectLogWithoutCredentials(log string) {
+	GinkgoHelper()
+	By("the operator's log names the proxy without its credentials")
+	Expect(log).To(ContainSubstring("REDACTED@proxy.example.com"))
+	Expect(log).NotTo(ContainSubstring(proxyPassword))
+}
