@@ -293,8 +293,7 @@ $(ETCD): .tools-check | $(CONTROL_PLANE_DIR)
 
 # kwok comes from the Kubernetes wrapper module, with the control plane's
 # libraries and build flags, and after it: it then compiles only the packages
-# the control plane does not have (about 70, against about 540 from its own
-# module's versions).
+# the control plane does not have, not a Kubernetes of its release's versions.
 $(KWOK): .tools-check | $(KUBE_APISERVER) $(CONTROL_PLANE_DIR)
 	@set -e; if [ -x "$@" ] && "$@" --version 2>/dev/null | grep "^kwok version $(KWOK_VERSION) " >/dev/null; then exit 0; fi; \
 	cd "$(TOOLS_MODULES_DIR)/kubernetes"; \
