@@ -1,13 +1,24 @@
 //go:build tools
 
-// Package tools pins the Kubernetes commands that tests and the local cluster
-// run; `make control-plane` builds the control plane and kwok from this
-// module, and `make node` the real node's kubelet and kube-proxy. kwok is
-// built against the control plane's Kubernetes libraries rather than its own
-// release's, so that it compiles only the few packages they do not share.
+// Package tools pins the commands that tests and the local cluster run and
+// that link the Kubernetes libraries: `make control-plane` builds the control
+// plane and kwok from this module, `make node` the real node's kubelet and
+// kube-proxy, and `make opm olm preflight` the Operator Framework's tools and
+// openshift-preflight. One module resolves them all onto the control plane's
+// libraries, so that after the control plane each compiles only the packages
+// it does not share.
+//
+// Two requirements sit above what the tools ask for: preflight's
+// github.com/openshift/api and client-go of May 2024 were generated for
+// structured-merge-diff v4, which Kubernetes 1.34 replaced with v6; the
+// November 2025 ones build against this Kubernetes.
 package tools
 
 import (
+	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/catalog"
+	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/olm"
+	_ "github.com/operator-framework/operator-registry/cmd/opm"
+	_ "github.com/redhat-openshift-ecosystem/openshift-preflight/cmd/preflight"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-proxy"
