@@ -82,8 +82,11 @@ SHELL = /usr/bin/env bash -o pipefail
 # Every go command make runs compiles without DWARF: nothing here reads it
 # (stack traces and profiles use the symbol table), writing it is a good part
 # of the compiler's work, and one flag set for all keeps one build cache entry
-# per package. To debug with delve, run go yourself with GOFLAGS unset.
-export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
+# per package. And with -trimpath, as the tools are built: the tests' build of
+# the Kubernetes libraries is then the control plane's, where go.mod and
+# hack/tools/kubernetes/go.mod select the same versions. To debug with delve,
+# run go yourself with GOFLAGS unset.
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath -gcflags=all=-dwarf=false)
 
 GOBIN ?= $(shell go env GOBIN)
 ifeq (,$(GOBIN))

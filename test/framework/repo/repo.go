@@ -6,22 +6,41 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 
 	"golang.org/x/mod/modfile"
 )
 
-// Root is the repository's top folder, found from this file's location so
-// that tests work from any package directory.
+// modulePath is the operator's module: its go.mod marks the repository's top.
+const modulePath = "github.com/example-inc/memcached-operator"
+
+// Root is the repository's top folder: the nearest folder, from the working
+// directory up, whose go.mod is the operator's. Tests run in their package's
+// folder and the commands from the repository; nothing is read from the
+// binary's own paths, which -trimpath (every build make runs) leaves out.
 func Root() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		panic("repo: cannot locate the source file")
+	dir, err := root()
+	if err != nil {
+		panic("repo: " + err.Error())
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return dir
 }
+
+var root = sync.OnceValues(func() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == modulePath {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no go.mod of %s in %s or above it", modulePath, wd)
+		}
+	}
+})
 
 // CRDDir holds the CRDs that controller-gen writes.
 func CRDDir() string { return filepath.Join(Root(), "config", "crd", "bases") }
