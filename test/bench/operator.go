@@ -77,6 +77,11 @@ const controllerName = "memcached"
 // with an empty queue and no busy worker, for the bench to call it settled.
 const settleQuiet = 2 * time.Second
 
+// settlePoll is how often settle scrapes the operator's metrics: each
+// scrape costs the operator it measures an encoding of every series, so
+// no more than once a second.
+const settlePoll = time.Second
+
 // settle waits until the operator has run at least minReconciles reconciles
 // since it started and then stayed idle for settleQuiet: nothing queued, no
 // worker busy, no new reconcile. It returns when it saw that, which is where
@@ -88,7 +93,7 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 	var lastCount float64 = -1
 	var quietSince time.Time
 	var last string
-	err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
+	err := poll(ctx, settlePoll, func() (bool, error) {
 		m, err := op.metrics(ctx)
 		if err != nil {
 			return false, err

@@ -235,9 +235,13 @@ func convergeFigures(x *convergeResult) string {
 	if p := x.PodCreates; p != nil && p.Calls > 0 {
 		hooks += fmt.Sprintf("; kube-apiserver's own pod creates meanwhile (no webhook): p50 %.0f ms, p99 in the bucket <= %g ms", p.P50*1e3, p.P99Bucket*1e3)
 	}
-	return fmt.Sprintf("requests sent in %.1f s; all Available after %.1f s; per object p50 %.0f s, p90 %.0f s, p99 %.0f s; operator %.1f CPU s, peak RSS %.0f MiB%s; writes: %s = %.2f per object%s",
+	var reconciles string
+	if x.Reconciles > 0 {
+		reconciles = fmt.Sprintf(", %s reconciles", thousands(int(x.Reconciles)))
+	}
+	return fmt.Sprintf("requests sent in %.1f s; all Available after %.1f s; per object p50 %.0f s, p90 %.0f s, p99 %.0f s; operator %.1f CPU s%s, peak RSS %.0f MiB%s; writes: %s = %.2f per object%s",
 		x.RequestSeconds, x.ConvergeSeconds, x.PerObject.P50, x.PerObject.P90, x.PerObject.P99,
-		x.OperatorCPUSeconds, mib(x.OperatorPeakRSSBytes), api, strings.Join(writes, ", "), x.WritesPerObject, hooks)
+		x.OperatorCPUSeconds, reconciles, mib(x.OperatorPeakRSSBytes), api, strings.Join(writes, ", "), x.WritesPerObject, hooks)
 }
 
 // duration is seconds as "13 min 35 s" or "20 s".

@@ -71,6 +71,8 @@ type convergeResult struct {
 	OperatorRSSBytes     int64   `json:"operatorRSSBytes"`
 	OperatorPeakRSSBytes int64   `json:"operatorPeakRSSBytes"`
 	OperatorFileRSSBytes int64   `json:"operatorFileRSSBytes,omitempty"`
+	// Reconciles ran in the window, from the operator's own metrics.
+	Reconciles float64 `json:"reconciles,omitempty"`
 	// APIServerCPUSeconds is kube-apiserver's CPU from the first request
 	// to the last object Available, the floor's window.
 	APIServerCPUSeconds float64 `json:"apiServerCPUSeconds,omitempty"`

@@ -157,6 +157,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		OperatorRSSBytes:             u1.RSSBytes,
 		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
 		OperatorFileRSSBytes:         u1.FileRSSBytes,
+		Reconciles:                   m1.Sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName}) - reconciles0,
 		APIServerCPUSeconds:          api1.usage.CPUSeconds - api0.usage.CPUSeconds,
 		Admission:                    admission,
 		PodCreates:                   &pods,
