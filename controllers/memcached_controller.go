@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -53,6 +54,7 @@ type MemcachedReconciler struct {
 	pacer    *statusPacer
 	clock    clock.Clock
 	owned    *ownedFields
+	echoes   *statusEchoes
 }
 
 // NewMemcachedReconciler returns a reconciler that reads through mgr's
@@ -62,7 +64,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 	return &MemcachedReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(FieldOwner), opts: opts,
 		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{},
-		owned: newOwnedFields()}
+		owned: newOwnedFields(), echoes: newStatusEchoes()}
 }
 
 // The operator writes with server-side apply (patch; create when the object
@@ -87,7 +89,8 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		// Every update, status included: a status write that lost a race
 		// with a stale cache is corrected when the newer object arrives.
-		For(&cachev1.Memcached{}).
+		// Only the echo of the reconciler's own status write is left out.
+		For(&cachev1.Memcached{}, builder.WithPredicates(r.echoes.filter())).
 		Watches(&corev1.Service{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
 		Watches(&policyv1.PodDisruptionBudget{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
 		// The Deployment and its pods change in bursts during a rollout.
@@ -126,6 +129,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if apierrors.IsNotFound(err) {
 			r.pacer.forget(req.NamespacedName)
 			r.owned.forget(req.NamespacedName)
+			r.echoes.forget(req.NamespacedName)
 			r.opts.Metrics.clearBlocked(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -198,6 +202,7 @@ func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memca
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
+	r.echoes.wrote(mc)
 	return nil
 }
 
