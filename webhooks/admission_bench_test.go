@@ -24,7 +24,7 @@ func BenchmarkAdmission(b *testing.B) {
 		// benchmark cannot time an error path by mistake.
 		allowed, patched bool
 	}{
-		{"mutate/size-set", mutatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), true, false},
+		{"mutate/size-set", mutatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), true, true},
 		{"mutate/size-omitted", mutatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache"))), true, true},
 		{"validate/create", validatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), true, false},
 		{"validate/create-refused", validatePath, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(40)))), false, false},

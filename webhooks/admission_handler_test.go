@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	evanphx "github.com/evanphx/json-patch/v5"
+	"github.com/google/go-cmp/cmp"
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -266,6 +268,35 @@ func TestDefaultingPatch(t *testing.T) {
 				t.Fatalf("patched size %v, want %v (patch %s)", deref(got), deref(tt.want), resp.Patch)
 			}
 		})
+	}
+}
+
+// TestDefaultingKeepsUnknownFields sends a spec with a field the Go type
+// does not know, as a newer CRD's object reaches an older operator during
+// an upgrade: the patch sets the defaults and leaves that field as it was.
+func TestDefaultingKeepsUnknownFields(t *testing.T) {
+	doc := []byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},` +
+		`"spec":{"memory":"64Mi","futureField":{"nested":[1,2]}}}`)
+	resp := post(t, newWebhookHandler(t, webhooks.DefaultSizePolicy()), mutatePath, review(admissionv1.Create, object(doc)), "application/json")
+	patch, err := evanphx.DecodePatch(resp.Patch)
+	if err != nil {
+		t.Fatalf("patch %s: %v", resp.Patch, err)
+	}
+	out, err := patch.Apply(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Spec map[string]any `json:"spec"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"nested": []any{1.0, 2.0}}, got.Spec["futureField"]); diff != "" {
+		t.Errorf("spec.futureField after the patch (-want +got):\n%s", diff)
+	}
+	if got.Spec["size"] != 3.0 || got.Spec["resources"] == nil {
+		t.Errorf("spec not defaulted: %v", got.Spec)
 	}
 }
 
