@@ -12,8 +12,9 @@ import (
 // statusEchoes remembers the resourceVersion each Memcached's last status
 // write came back with. The write returns as an update event of exactly that
 // version, which would run a whole reconcile to find what the reconciler
-// just wrote: one in three reconciles of a converge. Any other version,
-// someone else's write or a later one, is reconciled as before.
+// just wrote. Any other version, someone else's write or a later one, is
+// reconciled as before. An entry lives until its echo arrives, the next
+// write replaces it, or the Memcached is gone: one per Memcached at most.
 type statusEchoes struct {
 	mu sync.Mutex
 	rv map[types.NamespacedName]string
