@@ -125,9 +125,14 @@ func report(r *results) string {
 		for _, h := range x.Handler {
 			handler = append(handler, fmt.Sprintf("%s p50 %.2f ms", h.Name, h.P50*1e3))
 		}
-		p("| webhook: %d creates at %d/s | kube-apiserver's histogram: %s; the operator's handlers: %s; per create as the bench saw it, p50 %.1f ms with the webhooks, %.1f ms without |\n",
+		var serial string
+		if x.SerialCreates > 0 {
+			serial = fmt.Sprintf("; %s creates one after another took %.1f s with the webhooks, %.1f s without",
+				thousands(x.SerialCreates), x.SerialSecondsWith, x.SerialSecondsWithout)
+		}
+		p("| webhook: %d creates at %d/s | kube-apiserver's histogram: %s; the operator's handlers: %s; per create as the bench saw it, p50 %.1f ms with the webhooks, %.1f ms without%s |\n",
 			x.Creates, x.RatePerSecond, strings.Join(hooks, "; "), strings.Join(handler, ", "),
-			x.ClientWith.P50*1e3, x.ClientWithout.P50*1e3)
+			x.ClientWith.P50*1e3, x.ClientWithout.P50*1e3, serial)
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Errors)) {
 		p("| %s | did not complete: %s |\n", name, firstLine(s.Errors[name]))

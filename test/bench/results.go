@@ -225,6 +225,12 @@ type webhookResult struct {
 	// with the webhooks and without any (same rate, no operator watching).
 	ClientWith    quantiles `json:"clientCreateSecondsWith"`
 	ClientWithout quantiles `json:"clientCreateSecondsWithout"`
+	// SerialCreates were sent one after another, each when the last was
+	// answered (a kubectl create loop), taking SerialSecondsWith through
+	// the webhooks and SerialSecondsWithout with none.
+	SerialCreates        int     `json:"serialCreates,omitempty"`
+	SerialSecondsWith    float64 `json:"serialSecondsWith,omitempty"`
+	SerialSecondsWithout float64 `json:"serialSecondsWithout,omitempty"`
 	// The operator's CPU over the measured phase, and its RSS at the end.
 	OperatorCPUSeconds float64 `json:"operatorCPUSeconds"`
 	OperatorRSSBytes   int64   `json:"operatorRSSBytes"`

@@ -25,10 +25,11 @@ const (
 const webhookTarget = 0.005
 
 // webhook measures what the admission webhooks add to a Memcached create:
-// creates at a fixed rate, first with no webhook configured (baseline), then
-// with the operator serving its webhooks (--webhook-cert-mode=local). The
-// operator watches only the set's namespace, so the created objects are
-// admitted but never reconciled, and the latency is the webhooks' alone.
+// creates at a fixed rate, then n creates one after another, first with no
+// webhook configured (baseline), then with the operator serving its webhooks
+// (--webhook-cert-mode=local). The operator watches only the set's
+// namespace, so the created objects are admitted but never reconciled, and
+// the latency is the webhooks' alone.
 func (b *bench) webhook(ctx context.Context) error {
 	// The set's operator would compete for the CPU; its replacement below
 	// watches the same set.
@@ -40,6 +41,10 @@ func (b *bench) webhook(ctx context.Context) error {
 	baseline, baseErrs := b.createAtRate(ctx, baselineNamespace)
 	if baseErrs > 0 {
 		return fmt.Errorf("%d of %d creates failed without webhooks", baseErrs, len(baseline))
+	}
+	serialWithout, err := b.createSerially(ctx, baselineNamespace)
+	if err != nil {
+		return err
 	}
 
 	op, err := b.startOperator(ctx, true, setNamespace)
@@ -83,17 +88,24 @@ func (b *bench) webhook(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	serialWith, err := b.createSerially(ctx, webhookNamespace)
+	if err != nil {
+		return err
+	}
 
 	r := &webhookResult{
-		RatePerSecond:      b.o.webhookRate,
-		DurationSeconds:    b.o.webhookDuration.Seconds(),
-		Creates:            len(with),
-		CreateErrors:       withErrs,
-		BaselineCreates:    len(baseline),
-		ClientWith:         sampleQuantiles(with),
-		ClientWithout:      sampleQuantiles(baseline),
-		OperatorCPUSeconds: u1.CPUSeconds - u0.CPUSeconds,
-		OperatorRSSBytes:   u1.RSSBytes,
+		RatePerSecond:        b.o.webhookRate,
+		DurationSeconds:      b.o.webhookDuration.Seconds(),
+		Creates:              len(with),
+		CreateErrors:         withErrs,
+		BaselineCreates:      len(baseline),
+		ClientWith:           sampleQuantiles(with),
+		ClientWithout:        sampleQuantiles(baseline),
+		SerialCreates:        b.o.n,
+		SerialSecondsWith:    serialWith,
+		SerialSecondsWithout: serialWithout,
+		OperatorCPUSeconds:   u1.CPUSeconds - u0.CPUSeconds,
+		OperatorRSSBytes:     u1.RSSBytes,
 	}
 	r.Webhooks, r.BucketBounds = admissionLatencies(api0, api1, "CREATE")
 	if len(r.Webhooks) == 0 {
@@ -120,6 +132,18 @@ func (b *bench) webhook(ctx context.Context) error {
 	err = b.op.stop()
 	b.op = nil
 	return err
+}
+
+// createSerially creates the set's number of Memcached in ns, each sent
+// when the last was answered, and returns how long they took.
+func (b *bench) createSerially(ctx context.Context, ns string) (float64, error) {
+	start := time.Now()
+	for i := range b.o.n {
+		if err := b.e.client.Create(ctx, gen.Memcached(ns, fmt.Sprintf("serial-%05d", i), gen.WithSize(b.o.size))); err != nil {
+			return 0, fmt.Errorf("creating Memcached %d of %d one after another in %s: %w", i+1, b.o.n, ns, err)
+		}
+	}
+	return time.Since(start).Seconds(), nil
 }
 
 // admissionLatencies are kube-apiserver's webhook calls for operation

@@ -20,6 +20,9 @@ const (
 	// (5.1-6.8 ms of CPU per Memcached, so 1.5x is 10 ms; 71-72 MiB).
 	cpuPerObjectTarget = 0.010
 	peakRSSTarget      = 72 << 20
+	// serialRatioTarget bounds a serial creation through both webhooks
+	// over the same with none.
+	serialRatioTarget = 1.5
 )
 
 // evaluateTargets checks the targets against what ran. A scenario
@@ -88,6 +91,15 @@ func evaluateTargets(r *results) []target {
 	}
 	if w := s.Webhook; w != nil && len(w.Webhooks) > 0 {
 		out = append(out, webhookTargetOf("webhook p99 at a steady rate (kube-apiserver histogram, worst webhook)", w.Webhooks))
+	}
+	if w := s.Webhook; w != nil && w.SerialSecondsWithout > 0 {
+		ratio := w.SerialSecondsWith / w.SerialSecondsWithout
+		out = append(out, target{
+			Name:   fmt.Sprintf("%d creates one after another, through both webhooks / with none", w.SerialCreates),
+			Target: fmt.Sprintf("<= %.1f", serialRatioTarget),
+			Value:  fmt.Sprintf("%.2f (%.1f s against %.1f s)", ratio, w.SerialSecondsWith, w.SerialSecondsWithout),
+			Met:    ratio <= serialRatioTarget,
+		})
 	}
 	return out
 }

@@ -67,3 +67,33 @@ func TestFloorAndBurstTargets(t *testing.T) {
 		})
 	}
 }
+
+func TestSerialCreateTarget(t *testing.T) {
+	tests := []struct {
+		name        string
+		with        float64
+		wantMet     bool
+		wantInValue string
+	}{
+		{"webhooks add half", 15, true, "1.50 (15.0 s against 10.0 s)"},
+		{"webhooks add more than half", 15.1, false, "1.51 (15.1 s against 10.0 s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &results{}
+			r.Scenarios.Webhook = &webhookResult{SerialCreates: 1000, SerialSecondsWith: tt.with, SerialSecondsWithout: 10}
+			var got *target
+			for _, x := range evaluateTargets(r) {
+				if strings.HasPrefix(x.Name, "1000 creates one after another") {
+					got = &x
+				}
+			}
+			if got == nil {
+				t.Fatal("no serial-create target")
+			}
+			if got.Met != tt.wantMet || got.Value != tt.wantInValue || got.Counted {
+				t.Errorf("met %v, value %q, counted %v; want met %v, value %q, not counted", got.Met, got.Value, got.Counted, tt.wantMet, tt.wantInValue)
+			}
+		})
+	}
+}
