@@ -153,6 +153,7 @@ var _ = Describe("a flood of large AdmissionReviews posted straight to the webho
 		Expect(op.Running()).To(BeTrue(), op.Tail(30))
 		Expect(m.Sum("go_gc_gomemlimit_bytes", nil)).To(BeNumerically("~", 0.8*(256<<20), 1),
 			"the Go runtime's soft limit is 80%% of MEMORY_LIMIT")
+		Expect(m.Sum("go_gc_gogc_percent", nil)).To(BeEquivalentTo(50), "the collector's target, with GOGC unset")
 		Expect(after.PeakRSSBytes).To(BeNumerically("<", maxPeakMiB<<20),
 			"peak VmRSS over %d MiB: %s", maxPeakMiB, report)
 		for k, b := range bodies {

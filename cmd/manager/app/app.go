@@ -28,6 +28,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "invalid environment:", err)
 		return 2
 	}
+	setGCPercent()
 	if o.olmCSV != "" && o.podNamespace != "" {
 		if err := adoptSubscriptionConfig(o); err != nil {
 			ctrl.Log.Error(err, "reading the Subscription's configuration")

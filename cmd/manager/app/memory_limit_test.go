@@ -31,3 +31,24 @@ func TestGoMemoryLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestGoGCPercent(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string
+		want   int
+		wantOK bool
+	}{
+		{name: "GOGC unset", env: map[string]string{}, want: 50, wantOK: true},
+		{name: "GOGC set wins", env: map[string]string{"GOGC": "100"}},
+		{name: "GOGC=off wins", env: map[string]string{"GOGC": "off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := goGCPercent(func(k string) string { return tt.env[k] })
+			if got != tt.want || ok != tt.wantOK {
+				t.Errorf("got %d, %v; want %d, %v", got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
