@@ -83,6 +83,9 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 	if err := setupController(mgr, o, apis); err != nil {
 		return err
 	}
+	if err := setupNetworkPolicies(ctx, mgr, o); err != nil {
+		return err
+	}
 	if err := mgr.Add(metricsCerts); err != nil {
 		return err
 	}
@@ -125,7 +128,7 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, st serverTLS, stop
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator),
+		Cache:   o.cacheNetworkPolicies(controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator)),
 		Metrics: metricsOpts,
 		WebhookServer: admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
 			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(st.webhookCerts, st.serving),

@@ -20,6 +20,7 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/example-inc/memcached-operator/controllers/ingresspolicy"
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
@@ -39,7 +41,9 @@ import (
 // requests, proxy credentials stay out of the log, and a drain fails
 // /readyz and closes webhook connections. The suites that run the operator
 // as a process prove the same from outside, but only make test runs on
-// every change.
+// every change. In a pod, the manager keeps the NetworkPolicies of its
+// pods: the webhook port's, and none for the metrics server it does not
+// run.
 func TestServe(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,9 +53,14 @@ func TestServe(t *testing.T) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logged)))
 
 	cluster, k8s := startLocalCluster(ctx, t, g)
-	for _, ns := range []string{"watched", "unwatched"} {
+	for _, ns := range []string{"watched", "unwatched", "operator"} {
 		g.Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
+	managerPod, managerDeployment := managerObjects(ctx, g, k8s, "operator")
+	// A metrics policy left from a manager that served metrics.
+	stale := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: "operator", Name: ingresspolicy.MetricsPolicy,
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "memcached-operator"}}}
+	g.Expect(k8s.Create(ctx, stale)).To(Succeed())
 
 	// The manager reaches the API server by a name only the proxy knows, so
 	// a request that bypasses the proxy fails instead of reaching it.
@@ -75,6 +84,9 @@ func TestServe(t *testing.T) {
 	t.Setenv("RELATED_IMAGE_MEMCACHED", "registry.test/memcached:wired")
 	t.Setenv("WATCH_NAMESPACE", "watched")
 	t.Setenv("ENABLE_WEBHOOKS", "")
+	t.Setenv("POD_NAMESPACE", managerPod.Namespace)
+	t.Setenv("POD_NAME", managerPod.Name)
+	t.Setenv("NETWORK_POLICIES", "")
 
 	ports, err := addr.FreePorts(2)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -115,6 +127,8 @@ func TestServe(t *testing.T) {
 	err = k8s.Get(ctx, client.ObjectKey{Namespace: "unwatched", Name: "ignored"}, &appsv1.Deployment{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a Deployment for a Memcached outside WATCH_NAMESPACE: %v", err)
 
+	expectNetworkPolicies(ctx, g, k8s, managerDeployment, int32(ports[0]))
+
 	g.Expect(proxy.tunnels()).To(BeNumerically(">", 0), "the manager's requests went through the proxy")
 	g.Expect(proxy.refused()).To(BeEmpty())
 	g.Expect(string(logged.Contents())).To(ContainSubstring(`"value":"http://REDACTED@`+proxy.addr+`"`), "the proxy is logged, redacted")
@@ -129,6 +143,50 @@ func TestServe(t *testing.T) {
 
 	cancel()
 	g.Eventually(served).WithTimeout(time.Minute).Should(Receive(BeNil()))
+}
+
+// managerObjects are the manager's Deployment and pod in namespace ns, as
+// the API server holds them (no controller runs them here).
+func managerObjects(ctx context.Context, g Gomega, k8s client.Client, ns string) (*corev1.Pod, *appsv1.Deployment) {
+	labels := map[string]string{"control-plane": "controller-manager"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "controller-manager"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "manager"}}},
+			},
+		},
+	}
+	g.Expect(k8s.Create(ctx, d)).To(Succeed())
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "controller-manager-5d8f-x2x4b",
+			Labels: map[string]string{"control-plane": "controller-manager", "pod-template-hash": "5d8f"}},
+		Spec: d.Spec.Template.Spec,
+	}
+	g.Expect(k8s.Create(ctx, pod)).To(Succeed())
+	return pod, d
+}
+
+// expectNetworkPolicies: the manager keeps one NetworkPolicy beside d, the
+// webhook port's, owned by d, and puts it back once deleted; the metrics
+// policy of a server it does not run is gone.
+func expectNetworkPolicies(ctx context.Context, g Gomega, k8s client.Client, d *appsv1.Deployment, webhookPort int32) {
+	webhook := client.ObjectKey{Namespace: d.Namespace, Name: ingresspolicy.WebhookPolicy}
+	kept := func(g Gomega) {
+		var policies networkingv1.NetworkPolicyList
+		g.Expect(k8s.List(ctx, &policies, client.InNamespace(d.Namespace))).To(Succeed())
+		g.Expect(policies.Items).To(ConsistOf(And(
+			HaveField("Name", webhook.Name),
+			HaveField("OwnerReferences", ConsistOf(And(HaveField("Kind", "Deployment"), HaveField("UID", d.UID)))),
+			HaveField("Spec.PodSelector.MatchLabels", d.Spec.Selector.MatchLabels),
+			HaveField("Spec.Ingress", ConsistOf(HaveField("Ports", ConsistOf(HaveField("Port.IntVal", webhookPort))))),
+		)))
+	}
+	g.Eventually(kept).WithTimeout(30 * time.Second).Should(Succeed())
+	g.Expect(k8s.Delete(ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: webhook.Namespace, Name: webhook.Name}})).To(Succeed())
+	g.Eventually(kept).WithTimeout(30*time.Second).Should(Succeed(), "the deleted policy back")
 }
 
 func getStatus(c *http.Client, target string) (int, error) {

@@ -31,6 +31,9 @@ type options struct {
 	// pod's namespace, outside one it must be given.
 	leaderElectionNamespace string
 	enableWebhooks          bool
+	// networkPolicies: keep the NetworkPolicies of the manager's own pods
+	// (package ingresspolicy).
+	networkPolicies bool
 	// Client-side limits of the manager's API client; client-go's defaults
 	// (5 QPS) would make a thousand Memcached objects converge in minutes.
 	kubeAPIQPS   float64
@@ -185,6 +188,9 @@ func (o *options) bindManagerFlags(fs *flag.FlagSet) {
 		"Namespace of the leader election Lease; empty: the pod's own namespace (required outside a cluster).")
 	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
 		"Serve the admission webhooks (default from ENABLE_WEBHOOKS, on unless it is \"false\").")
+	fs.BoolVar(&o.networkPolicies, "network-policies", os.Getenv("NETWORK_POLICIES") != "false",
+		"Keep NetworkPolicies that admit into the manager's pods only its webhook and metrics ports, in a pod "+
+			"(default from NETWORK_POLICIES, on unless it is \"false\").")
 	fs.Var(int32Flag{&o.sizePolicy.Default}, "default-size",
 		"spec.size given to a Memcached that sets none (default from MEMCACHED_DEFAULT_SIZE).")
 	fs.Var(int32Flag{&o.sizePolicy.Min}, "min-size",
