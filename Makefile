@@ -309,7 +309,7 @@ bundle: manifests kustomize operator-sdk $(if $(filter true,$(USE_IMAGE_DIGESTS)
 		VERSION="$(VERSION)" PREVIOUS_VERSION="$(PREVIOUS_VERSION)" hack/bundle.sh
 
 .PHONY: bundle-validate
-bundle-validate: operator-sdk ## Validate the committed bundle/ with operator-sdk's operatorframework suite (no regeneration; NetworkPolicies left to test/bundle, see hack/bundle-validate.sh).
+bundle-validate: operator-sdk ## Validate the committed bundle/ as it is with operator-sdk's operatorframework suite (no regeneration).
 	OPERATOR_SDK="$(OPERATOR_SDK)" BUNDLE_DIR="$(BUNDLE_DIR)" hack/bundle-validate.sh
 
 .PHONY: bundle-build

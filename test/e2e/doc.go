@@ -18,8 +18,7 @@ renewing its certificates:
     in the manager's volume.
   - On the local cluster: cert-manager's controllers and CA injector run in the test process
     (test/framework/certmanager), config/default is applied with
-    bin/kubectl (its NetworkPolicies land beside the manager, selecting its
-    pods as config/default says; nothing here enforces them), the operator
+    bin/kubectl, the operator
     binary runs on the host with the issued
     certificate, the API server calls its webhooks through the injected CA,
     and a renewal reaches the webhook without a restart.
@@ -194,8 +193,8 @@ other):
     one defaulted and reconciled into serving pods with the proxy; no proxy
     password in the operator's log; its rules granted in every namespace,
     the leader election's and the OLM-only ones (OLM's Secret,
-    ReplicaSets, Subscriptions) in its own namespace alone; the bundle's NetworkPolicies there, selecting
-    the manager pod and admitting only its webhook and metrics ports.
+    ReplicaSets, Subscriptions) in its own namespace alone; the NetworkPolicies the manager keeps there,
+    selecting its pod and admitting only its webhook and metrics ports.
   - Upgrade: a second bundle version replacing the first, while a probe
     makes dry-run creates that admission must admit and must refuse, 20
     rounds a second; every answer must be the one the content calls for.

@@ -18,7 +18,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -65,7 +64,6 @@ type installation struct {
 	manager      *appsv1.Deployment
 	mutating     []*admissionregistrationv1.MutatingWebhookConfiguration
 	validating   []*admissionregistrationv1.ValidatingWebhookConfiguration
-	policies     []networkingv1.NetworkPolicy
 }
 
 func manifestScheme() *runtime.Scheme {
@@ -119,8 +117,6 @@ func decodeInstallation(manifests []byte) (*installation, error) {
 			in.mutating = append(in.mutating, o)
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
 			in.validating = append(in.validating, o)
-		case *networkingv1.NetworkPolicy:
-			in.policies = append(in.policies, *o)
 		}
 	}
 	if in.manager == nil {

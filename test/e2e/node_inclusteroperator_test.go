@@ -98,6 +98,13 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 		Expect(string(log)).To(ContainSubstring("starting manager"))
 	}, SpecTimeout(5*time.Minute))
 
+	It("keeps the NetworkPolicies of its pod, which config/default does not ship", func(ctx SpecContext) {
+		var pods corev1.PodList
+		Expect(c.k8s.List(ctx, &pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		Expect(pods.Items).To(HaveLen(1))
+		expectNetworkPolicies(ctx, "kubectl install in "+operatorNamespace, &pods.Items[0], []string{ns})
+	}, SpecTimeout(2*time.Minute))
+
 	It("is called by the API server through the webhook Service: a bad Memcached is refused, a good one serves", func(ctx SpecContext) {
 		By("checking the webhooks name their Service, with the injected CA")
 		eventually(ctx, func(g Gomega) {

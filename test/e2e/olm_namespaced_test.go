@@ -149,7 +149,7 @@ func namespacedInstalls() {
 	It("keeps each install's OLM certificate Secret and installs its NetworkPolicies, with what reaches its own namespace only", func(ctx SpecContext) {
 		for _, in := range namespacedInstallList {
 			expectSecretKept(ctx, in)
-			expectNetworkPolicies(ctx, in, in.operatorPod(ctx, image), append(targetsBeyond(in), unwatchedNamespace))
+			expectNetworkPolicies(ctx, in.String(), in.operatorPod(ctx, image), append(targetsBeyond(in), unwatchedNamespace))
 		}
 	})
 

@@ -49,13 +49,16 @@ var managerAccess = []access{
 }
 
 // ownNamespaceAccess is what the manager does in its own namespace only:
-// lead (the Lease and its event) and, only under OLM, make its Deployment
+// lead (the Lease and its event), keep its pods' NetworkPolicies
+// (controllers/ingresspolicy) and, only under OLM, make its Deployment
 // an owner of OLM's webhook certificate Secret (certs.KeepOLMSecret: the
 // pod's ReplicaSet, then the Secret) and read its Subscription at start
 // (cmd/manager/app/subscription_config.go).
 var ownNamespaceAccess = []access{
 	{verb: "update", group: "coordination.k8s.io", resource: "leases"},
 	{verb: "create", resource: "events"},
+	{verb: "watch", group: "networking.k8s.io", resource: "networkpolicies"},
+	{verb: "patch", group: "networking.k8s.io", resource: "networkpolicies"},
 	{verb: "get", resource: "secrets", name: webhookService + "-cert"},
 	{verb: "patch", resource: "secrets", name: webhookService + "-cert"},
 	{verb: "get", group: "apps", resource: "replicasets"},

@@ -214,7 +214,7 @@ func olmInstallSpecs() {
 			})
 
 			It("installs the bundle's NetworkPolicies in its own namespace alone, for the manager pod's webhook and metrics ports", func(ctx SpecContext) {
-				expectNetworkPolicies(ctx, all, all.operatorPod(ctx, fromImage), []string{memcachedNamespace, "default"})
+				expectNetworkPolicies(ctx, all.String(), all.operatorPod(ctx, fromImage), []string{memcachedNamespace, "default"})
 			})
 
 			It("serves metrics with the certificate OpenShift's service CA writes for the metrics Service, once it exists, without a restart", func(ctx SpecContext) {

@@ -11,7 +11,7 @@ import (
 // to the policy of CheckRules.
 func TestGeneratedRBAC(t *testing.T) {
 	var roles []role
-	for _, dir := range []string{configRBACDir, filepath.Join(configRBACDir, "leader-election"), bundleManifestDir} {
+	for _, dir := range []string{configRBACDir, filepath.Join(configRBACDir, "leader-election"), filepath.Join(configRBACDir, "network-policy"), bundleManifestDir} {
 		rs, err := rolesInDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +34,8 @@ func TestGeneratedRBAC(t *testing.T) {
 		"config/rbac/role.yaml ClusterRole manager-role",
 		"config/rbac/leader-election/leader_election_role.yaml Role leader-election-role",
 		"bundle/manifests/memcached-operator-leader-election-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-leader-election-role",
+		"config/rbac/network-policy/network_policy_role.yaml Role network-policy-role",
+		"bundle/manifests/memcached-operator-network-policy-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-network-policy-role",
 		"bundle/manifests/memcached-operator-olm_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-olm",
 		"config/rbac/metrics_auth_role.yaml ClusterRole metrics-auth-role",
 		"config/rbac/metrics_reader_role.yaml ClusterRole metrics-reader",
