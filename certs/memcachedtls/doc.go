@@ -32,6 +32,11 @@ match the certificate in tls.crt`), and whose [Reason] code can switch on:
     asking memcached for its version on the loopback listener: a TCP probe
     of the TLS port would count as a failed handshake each time.
 
+Beside /readyz, the health server answers [ServedPath] with the serial
+number and validity of the certificate the last refresh handed memcached,
+which the operator reads with [ReadServed] to report a certificate near its
+end while the pod runs (controllers/servedcert).
+
 From main:
 
 	leaf, err := memcachedtls.Secret{Dir: dir, Name: name}.Check(time.Now())

@@ -2,6 +2,7 @@ package memcachedtls
 
 import (
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,12 +32,16 @@ func ReadinessHandler(memcachedAddr string) http.Handler {
 	return mux
 }
 
-// newHealthServer serves ReadinessHandler with every phase of a request
-// bounded: only kubelet should call it, and a slow or large request from
-// anyone else must not hold the sidecar's memory.
-func newHealthServer(memcachedAddr string) *http.Server {
+// newHealthServer serves ReadinessHandler, and at ServedPath what served
+// holds, with every phase of a request bounded: only kubelet and the
+// operator should call it, and a slow or large request from anyone else
+// must not hold the sidecar's memory.
+func newHealthServer(memcachedAddr string, served *atomic.Pointer[Served]) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /readyz", ReadinessHandler(memcachedAddr))
+	mux.Handle("GET "+ServedPath, servedHandler(served))
 	return &http.Server{
-		Handler:           ReadinessHandler(memcachedAddr),
+		Handler:           mux,
 		ReadHeaderTimeout: 2 * time.Second,
 		ReadTimeout:       5 * time.Second,
 		WriteTimeout:      5 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,9 @@ type reloader struct {
 	interval  time.Duration
 	log       *slog.Logger
 	now       func() time.Time
+	// served is what memcached serves since the last refresh, for the
+	// health server.
+	served *atomic.Pointer[Served]
 
 	// accepted is the hash of the content memcached last loaded; zero
 	// until the first refresh, so that the first one after a start is
@@ -69,6 +73,7 @@ func (r *reloader) sync(ctx context.Context) {
 		return
 	}
 	r.accepted, r.failed = sum, ""
+	r.served.Store(servedOf(leaf))
 	r.log.Info("memcached serves the certificate of Secret "+r.secret.Name,
 		"serial", leaf.SerialNumber.Text(16), "notAfter", leaf.NotAfter.UTC().Format(time.RFC3339))
 }

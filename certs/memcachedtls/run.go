@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -74,14 +75,15 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	srv := newHealthServer(o.MemcachedAddr)
+	var certificate atomic.Pointer[Served]
+	srv := newHealthServer(o.MemcachedAddr, &certificate)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 
 	// The reloader stops with ctx, or when the health server fails.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	r := &reloader{secret: o.Secret, memcached: o.MemcachedAddr, interval: o.Interval, log: o.Log, now: time.Now}
+	r := &reloader{secret: o.Secret, memcached: o.MemcachedAddr, interval: o.Interval, log: o.Log, now: time.Now, served: &certificate}
 	reloaded := make(chan struct{})
 	go func() {
 		defer close(reloaded)

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"log/slog"
 	"math/big"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,8 +45,8 @@ func (b *logBuffer) String() string {
 // sidecar is a running memcachedtls.Run.
 type sidecar struct {
 	logs *logBuffer
-	// healthURL is the base URL of its health server.
-	healthURL string
+	// healthURL is the base URL of its health server, at healthAddr.
+	healthURL, healthAddr string
 }
 
 // startSidecar runs memcachedtls.Run for the Secret volume at dir and the
@@ -84,7 +85,7 @@ func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
 			t.Logf("sidecar log:\n%s", logs)
 		}
 	})
-	return sidecar{logs: logs, healthURL: "http://" + healthAddr}
+	return sidecar{logs: logs, healthURL: "http://" + healthAddr, healthAddr: healthAddr}
 }
 
 // serialInLog is how the sidecar's log names a certificate it refreshed.
@@ -110,7 +111,8 @@ func TestRunRefreshesMemcachedInPlace(t *testing.T) {
 	defer func() { _ = client.Close() }()
 	g.Expect(client.Set("before", []byte("the renewal"))).To(Succeed())
 
-	logs := startSidecar(t, dir, mc.adminAddr).logs
+	sc := startSidecar(t, dir, mc.adminAddr)
+	logs := sc.logs
 	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
@@ -122,6 +124,9 @@ func TestRunRefreshesMemcachedInPlace(t *testing.T) {
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(
 		serialInLog(renewed.Serial) + " notAfter=" + renewed.NotAfter.UTC().Format(time.RFC3339)))
 	g.Expect(logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
+	g.Expect(memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)).To(And(
+		HaveField("SerialNumber", renewed.Serial.Text(16)), HaveField("NotAfter", renewed.NotAfter.UTC().Truncate(time.Second))),
+		"what the health server says memcached serves")
 }
 
 // TestRunDoesNotSendAnUnusableSecret starts the sidecar before memcached
@@ -137,8 +142,11 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tls")
 	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
 	mc := newMemcached(t)
-	logs := startSidecar(t, dir, mc.adminAddr).logs
+	sc := startSidecar(t, dir, mc.adminAddr)
+	logs := sc.logs
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring("connection refused"))
+	_, err := memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)
+	g.Expect(err).To(MatchError(ContainSubstring("503 Service Unavailable: no certificate handed to memcached yet")))
 	mc.start(t, dir)
 	// The first refresh after a start is sent even though the files are
 	// those memcached started with.
@@ -150,6 +158,8 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).
 		Should(ContainSubstring(`Secret \"web-tls\": tls.key does not match the certificate in tls.crt`))
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial), "memcached's certificate after an unusable Secret")
+	g.Expect(memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)).To(HaveField("SerialNumber", first.Serial.Text(16)),
+		"what the health server says memcached serves after an unusable Secret")
 	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
 		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
 
