@@ -64,8 +64,9 @@ func keepOwnManagedFields(obj any) (any, error) {
 	return o, nil
 }
 
-// trimPod keeps what the reconciler reads of a pod: its identity, labels,
-// owners, deletion and phase, and how its TLS check ended (see tlsProblem).
+// trimPod keeps what the operator reads of a pod: its identity, labels,
+// owners, deletion and phase, how its TLS check ended (see tlsProblem), and
+// its IP, where the served-certificate watcher asks its sidecar.
 func trimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -82,7 +83,7 @@ func trimPod(obj any) (any, error) {
 			OwnerReferences:   p.OwnerReferences,
 			DeletionTimestamp: p.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: p.Status.Phase, InitContainerStatuses: tlsCheckEnds(p.Status.InitContainerStatuses)},
+		Status: corev1.PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP, InitContainerStatuses: tlsCheckEnds(p.Status.InitContainerStatuses)},
 	}, nil
 }
 

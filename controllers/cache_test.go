@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -39,5 +40,27 @@ func TestKeepOwnManagedFields(t *testing.T) {
 				t.Errorf("appliedEntry found = %v after the transform", ok)
 			}
 		})
+	}
+}
+
+// The cached pod keeps what the status and the served-certificate watcher
+// read, and drops its spec and the rest of its status.
+func TestTrimPod(t *testing.T) {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cache-a", Labels: map[string]string{"app": "memcached"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "memcached", Image: "memcached"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.7", HostIP: "10.88.0.1",
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+	}
+	out, err := trimPod(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cache-a", Labels: map[string]string{"app": "memcached"}},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.7"},
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("trimmed pod (-want +got):\n%s", diff)
 	}
 }

@@ -26,8 +26,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers/servedcert"
 )
 
 // Event reasons, for `kubectl get events --field-selector reason=...`.
@@ -81,7 +83,9 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 // SetupWithManager registers the reconciler. Changes to the owned objects
 // and to the pods (found by their instance label) trigger a reconcile; the
 // only timed requeues are for a status progress the pacer holds back and
-// for a Memcached blocked by someone else's object of its name.
+// for a Memcached blocked by someone else's object of its name. The
+// served-certificate watcher, when set, sends the Memcached objects whose
+// pods' certificates it found changed.
 func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexPodsByInstance(context.Background(), mgr); err != nil {
 		return err
@@ -102,6 +106,9 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.opts.ClusterTLSProfile {
 		b = b.Watches(&configv1.APIServer{}, handler.EnqueueRequestsFromMapFunc(r.followingClusterTLS))
+	}
+	if w := r.opts.ServedCertificates; w != nil {
+		b = b.WatchesRawSource(source.Channel(w.Changes(), &handler.EnqueueRequestForObject{}))
 	}
 	return b.
 		Named("memcached").
@@ -157,6 +164,12 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, errors.Join(writeErr, err)
 	}
 	st := desiredStatus(mc, r.opts, d, pods.Items, writeErr)
+	var served servedcert.Report
+	known := false
+	if w := r.opts.ServedCertificates; w != nil {
+		served, known = w.Report(req.NamespacedName)
+	}
+	st = withServedCertificates(mc, st, served, known)
 	changed := !equality.Semantic.DeepEqual(st, mc.Status)
 	if d == nil && writeErr == nil {
 		// This reconcile created the Deployment; its Add event brings the

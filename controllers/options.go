@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/example-inc/memcached-operator/certs/tlsprofile"
+	"github.com/example-inc/memcached-operator/controllers/servedcert"
 )
 
 // DefaultMemcachedImage is the operand image when RELATED_IMAGE_MEMCACHED is
@@ -79,6 +80,11 @@ type Options struct {
 	// written to status; its end and failures are written at once.
 	// Defaults to ten seconds.
 	ProgressInterval time.Duration
+
+	// ServedCertificates, when set, tells which pods serve a certificate
+	// near its end (package servedcert): the reconciler reports it in the
+	// CertificateExpiring condition. It must run in the same manager.
+	ServedCertificates *servedcert.Watcher
 
 	// Metrics is where the reconciler reports which Memcached are blocked;
 	// cmd/manager/app registers it for /metrics. Defaults to a Metrics of the

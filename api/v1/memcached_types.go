@@ -15,6 +15,11 @@ const (
 	// ConditionDegraded is True when the operator could not bring the
 	// cluster's objects to the requested state; the message holds the error.
 	ConditionDegraded = "Degraded"
+	// ConditionCertificateExpiring is True while a pod serves a TLS
+	// certificate with less than a quarter of its lifetime left, or past
+	// its end; the message names the pod and the date. Set only on a
+	// Memcached that serves TLS, once a pod has said what it serves.
+	ConditionCertificateExpiring = "CertificateExpiring"
 )
 
 // Reasons set on the conditions above. Each is a CamelCase word, as
@@ -48,6 +53,15 @@ const (
 	// message names the Secret and the problem. Pods that serve keep
 	// serving, and the rollout waits (Degraded=True).
 	ReasonTLSSecretInvalid = "TLSSecretInvalid"
+	// ReasonCertificateNearExpiry: a pod serves a certificate with less
+	// than a quarter of its lifetime left (CertificateExpiring=True).
+	ReasonCertificateNearExpiry = "CertificateNearExpiry"
+	// ReasonCertificateExpired: a pod serves a certificate past its end
+	// (CertificateExpiring=True).
+	ReasonCertificateExpired = "CertificateExpired"
+	// ReasonCertificatesValid: every pod that answered serves a certificate
+	// with more than a quarter of its lifetime left (CertificateExpiring=False).
+	ReasonCertificatesValid = "CertificatesValid"
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -28,6 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/proxyenv"
+	"github.com/example-inc/memcached-operator/controllers/servedcert"
 	"github.com/example-inc/memcached-operator/webhooks"
 	"github.com/example-inc/memcached-operator/webhooks/admissionlimit"
 	"github.com/example-inc/memcached-operator/webhooks/drain"
@@ -224,6 +226,10 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 	if err != nil {
 		return err
 	}
+	served, err := setupServedCertificates(mgr, o)
+	if err != nil {
+		return err
+	}
 	err = controllers.NewMemcachedReconciler(mgr, controllers.Options{
 		Image:              o.memcachedImage,
 		TLSReloaderImage:   o.tlsReloaderImage,
@@ -237,6 +243,7 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 		Platform:           apis.platform,
 		Workers:            o.workers,
 		Metrics:            reconcilerMetrics,
+		ServedCertificates: served,
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)
@@ -260,6 +267,24 @@ func registerReconcilerMetrics(reg prometheus.Registerer) (*controllers.Metrics,
 		return nil, fmt.Errorf("registering the reconciler's metrics: %w", err)
 	}
 	return m, nil
+}
+
+// setupServedCertificates adds to mgr the watcher of the certificates TLS
+// pods serve, with its metric; nil when the checks are off.
+func setupServedCertificates(mgr manager.Manager, o options) (*servedcert.Watcher, error) {
+	if o.servedCertInterval == 0 {
+		return nil, nil
+	}
+	w := servedcert.NewWatcher(mgr.GetCache(), servedcert.Options{Interval: o.servedCertInterval, Timeout: 2 * time.Second})
+	// A manager run again in one process (tests) replaces the last one's.
+	err := metrics.Registry.Register(w)
+	if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok && metrics.Registry.Unregister(are.ExistingCollector) {
+		err = metrics.Registry.Register(w)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registering the served-certificate metric: %w", err)
+	}
+	return w, mgr.Add(w)
 }
 
 // setupWebhooks registers the Memcached webhooks and what keeps their

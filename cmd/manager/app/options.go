@@ -39,7 +39,10 @@ type options struct {
 	kubeAPIQPS   float64
 	kubeAPIBurst int
 	workers      int
-	webhookPort  int
+	// servedCertInterval is how often the pods of TLS Memcached objects
+	// are asked which certificate they serve (package servedcert); 0: never.
+	servedCertInterval time.Duration
+	webhookPort        int
 	// shutdownDelay keeps the manager serving after SIGTERM (package
 	// webhooks/drain); the Deployments set it, a process on a host needs none.
 	shutdownDelay time.Duration
@@ -75,9 +78,16 @@ type options struct {
 
 // parseOptions reads the options from args and the environment.
 func parseOptions(args []string) (options, error) {
-	o := options{sizePolicy: webhooks.DefaultSizePolicy()}
+	o := options{sizePolicy: webhooks.DefaultSizePolicy(), servedCertInterval: 10 * time.Minute}
 	if err := o.sizePolicyFromEnv(); err != nil {
 		return o, err
+	}
+	if v := os.Getenv("SERVED_CERTIFICATE_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return o, fmt.Errorf("SERVED_CERTIFICATE_INTERVAL=%q: %w", v, err)
+		}
+		o.servedCertInterval = d
 	}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	webhookCertMode, tlsFlags := o.bindFlags(fs)
@@ -96,6 +106,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.shutdownDelay < 0 {
 		return o, fmt.Errorf("--shutdown-delay=%s: must not be negative", o.shutdownDelay)
+	}
+	if o.servedCertInterval < 0 {
+		return o, fmt.Errorf("--served-certificate-interval=%s: must not be negative", o.servedCertInterval)
 	}
 	if o.metricsCertPath != "" && !o.secureMetrics {
 		return o, errors.New("--metrics-cert-path needs --metrics-secure: plain HTTP metrics have no certificate")
@@ -200,6 +213,9 @@ func (o *options) bindManagerFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50, "Queries per second the manager's API client may send.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100, "Burst of queries above --kube-api-qps the client may send.")
 	fs.IntVar(&o.workers, "max-concurrent-reconciles", 4, "Memcached objects reconciled in parallel.")
+	fs.DurationVar(&o.servedCertInterval, "served-certificate-interval", o.servedCertInterval,
+		"How often the pods of Memcached objects that serve TLS are asked which certificate they serve, to report one "+
+			"near its end (CertificateExpiring); 0 turns the checks off (default from SERVED_CERTIFICATE_INTERVAL).")
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 0,
 		"How long the manager keeps serving after SIGTERM, with /readyz failing, before it stops: the time the "+
 			"Service needs to stop sending admission calls to a pod that is going away (the Deployments set 5s).")

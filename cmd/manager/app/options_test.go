@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -78,9 +79,13 @@ func TestParseOptionsEnvironment(t *testing.T) {
 		wantWebhooks   bool
 		wantImage      string
 		wantNamespaces []string
+		// networkPoliciesOff: NETWORK_POLICIES or the flag turned them off.
+		networkPoliciesOff bool
 	}{
 		{name: "nothing set", wantWebhooks: true},
 		{name: "webhooks off", env: map[string]string{"ENABLE_WEBHOOKS": "false"}},
+		{name: "NetworkPolicies off", env: map[string]string{"NETWORK_POLICIES": "false"}, wantWebhooks: true, networkPoliciesOff: true},
+		{name: "NetworkPolicies off by flag", args: []string{"--network-policies=false"}, wantWebhooks: true, networkPoliciesOff: true},
 		{name: "webhooks on", env: map[string]string{"ENABLE_WEBHOOKS": "true"}, wantWebhooks: true},
 		{name: "the flag wins", env: map[string]string{"ENABLE_WEBHOOKS": "false"}, args: []string{"--enable-webhooks=true"},
 			wantWebhooks: true},
@@ -90,12 +95,15 @@ func TestParseOptionsEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"ENABLE_WEBHOOKS", "RELATED_IMAGE_MEMCACHED", "WATCH_NAMESPACE"} {
+			for _, k := range []string{"ENABLE_WEBHOOKS", "NETWORK_POLICIES", "RELATED_IMAGE_MEMCACHED", "WATCH_NAMESPACE"} {
 				t.Setenv(k, tt.env[k])
 			}
 			o, err := parseOptions(tt.args)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if o.networkPolicies == tt.networkPoliciesOff {
+				t.Errorf("networkPolicies %v, want %v", o.networkPolicies, !tt.networkPoliciesOff)
 			}
 			if o.enableWebhooks != tt.wantWebhooks || o.memcachedImage != tt.wantImage ||
 				!cmp.Equal(o.watchNamespaces, tt.wantNamespaces) {
@@ -127,5 +135,43 @@ func TestParseOptionsTLS(t *testing.T) {
 		if _, err := parseOptions([]string{args}); err == nil || !strings.Contains(err.Error(), wantErr) {
 			t.Errorf("parseOptions(%s) error = %v, want one containing %q", args, err, wantErr)
 		}
+	}
+}
+
+// The served-certificate interval comes from SERVED_CERTIFICATE_INTERVAL,
+// which a Subscription can set, or the flag, which wins; 0 turns the checks
+// off and what is not a duration stops the operator.
+func TestParseOptionsServedCertificateInterval(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		args    []string
+		want    time.Duration
+		wantErr string
+	}{
+		{name: "default", want: 10 * time.Minute},
+		{name: "from the environment", env: "30s", want: 30 * time.Second},
+		{name: "off", env: "0", want: 0},
+		{name: "the flag wins", env: "30s", args: []string{"--served-certificate-interval=1h"}, want: time.Hour},
+		{name: "not a duration", env: "soon", wantErr: `SERVED_CERTIFICATE_INTERVAL="soon"`},
+		{name: "negative", args: []string{"--served-certificate-interval=-1s"}, wantErr: "must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SERVED_CERTIFICATE_INTERVAL", tt.env)
+			o, err := parseOptions(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.servedCertInterval != tt.want {
+				t.Errorf("interval %s, want %s", o.servedCertInterval, tt.want)
+			}
+		})
 	}
 }
