@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,6 +23,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/pki"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode, labelTLS), func() {
@@ -58,7 +60,8 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 
 	BeforeAll(func(ctx SpecContext) {
 		c = cluster
-		op = c.operatorIn(ctx, "tls-operator", ns)
+		// Rounds of the served-certificate watcher every 2 s, not 10 min.
+		op = c.operatorIn(ctx, "tls-operator", ns, "SERVED_CERTIFICATE_INTERVAL=2s")
 		var err error
 		ca, err = pki.NewCA("memcached TLS test CA")
 		Expect(err).NotTo(HaveOccurred())
@@ -159,6 +162,64 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
 		}
 	}, SpecTimeout(4*time.Minute))
+
+	It("reports a served certificate near its end on the Memcached and in the operator's metrics, restarting nothing, until renewed", func(ctx SpecContext) {
+		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
+		restarts := map[string]string{}
+		for _, p := range pods {
+			restarts[p.Name] = restartSummary(p)
+		}
+		expiring := func(g Gomega) metav1.Condition {
+			mc := &cachev1.Memcached{}
+			g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(cache), mc)).To(Succeed())
+			cond := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionCertificateExpiring)
+			g.Expect(cond).NotTo(BeNil(), "the CertificateExpiring condition")
+			return *cond
+		}
+		// series is the operator's metric for each pod, by pod.
+		series := func(g Gomega) map[string]float64 {
+			text, err := op.Metrics(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			m, err := scrape.Parse(text)
+			g.Expect(err).NotTo(HaveOccurred())
+			out := map[string]float64{}
+			for s := range m.Series("memcached_operator_served_certificate_expiring_timestamp_seconds", map[string]string{"namespace": ns, "name": cache.Name}) {
+				for _, l := range s.GetLabel() {
+					if l.GetName() == "pod" {
+						out[l.GetValue()] = scrape.Value(s)
+					}
+				}
+			}
+			return out
+		}
+		Eventually(expiring).WithContext(ctx).WithTimeout(time.Minute).Should(And(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", cachev1.ReasonCertificatesValid)))
+		Expect(series(Default)).To(BeEmpty())
+
+		By("writing a certificate that ends in an hour, issued ten hours ago")
+		now := time.Now()
+		ending := issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}, NotBefore: now.Add(-10 * time.Hour), NotAfter: now.Add(time.Hour)})
+		c.writeTLSSecret(ctx, ns, secretName, ending, ca.PEM)
+		end := ending.NotAfter.UTC().Truncate(time.Second)
+		Eventually(expiring).WithContext(ctx).WithTimeout(3 * time.Minute).Should(And(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", cachev1.ReasonCertificateNearExpiry),
+			HaveField("Message", MatchRegexp(`^pod %s-[a-z0-9-]+ serves a certificate that ends at %s`, cache.Name, end.Format(time.RFC3339)))))
+		Eventually(series).WithContext(ctx).WithTimeout(3*time.Minute).Should(Equal(map[string]float64{
+			pods[0].Name: float64(end.Unix()), pods[1].Name: float64(end.Unix()),
+		}), "every pod's series, valued at the certificate's end")
+		for _, p := range c.serving(ctx, cache, 2, memcachedA.Ref) {
+			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
+		}
+
+		By("renewing it")
+		c.writeTLSSecret(ctx, ns, secretName, serverCert(), ca.PEM)
+		Eventually(expiring).WithContext(ctx).WithTimeout(3 * time.Minute).Should(HaveField("Reason", cachev1.ReasonCertificatesValid))
+		Eventually(series).WithContext(ctx).WithTimeout(time.Minute).Should(BeEmpty())
+		for i, p := range c.serving(ctx, cache, 2, memcachedA.Ref) {
+			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
+			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
+		}
+	}, SpecTimeout(7*time.Minute))
 
 	It("with client certificates required, refuses a client without one and serves one the CA signed", func(ctx SpecContext) {
 		patch := client.MergeFrom(cache.DeepCopy())
