@@ -64,5 +64,8 @@ func listenPort(addr string) (int32, error) {
 		return 0, err
 	}
 	n, err := strconv.ParseUint(p, 10, 16)
-	return int32(n), err
+	if err != nil {
+		return 0, err
+	}
+	return int32(n), nil
 }
