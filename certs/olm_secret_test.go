@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
@@ -39,17 +40,7 @@ func TestKeepOLMSecret(t *testing.T) {
 	ctx := context.Background()
 
 	const ns, dir = "default", certs.DefaultMountedDir
-	labels := map[string]string{"app": "manager"}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "manager"}}},
-			},
-		},
-	}
+	d := gen.ManagerDeployment(ns, "manager", map[string]string{"app": "manager"})
 	g.Expect(c.Create(ctx, d)).To(Succeed())
 	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager-1", OwnerReferences: []metav1.OwnerReference{{

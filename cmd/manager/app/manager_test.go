@@ -148,17 +148,7 @@ func TestServe(t *testing.T) {
 // managerObjects are the manager's Deployment and pod in namespace ns, as
 // the API server holds them (no controller runs them here).
 func managerObjects(ctx context.Context, g Gomega, k8s client.Client, ns string) (*corev1.Pod, *appsv1.Deployment) {
-	labels := map[string]string{"control-plane": "controller-manager"}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "controller-manager"},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "manager"}}},
-			},
-		},
-	}
+	d := gen.ManagerDeployment(ns, "controller-manager", map[string]string{"control-plane": "controller-manager"})
 	g.Expect(k8s.Create(ctx, d)).To(Succeed())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "controller-manager-5d8f-x2x4b",

@@ -38,3 +38,19 @@ func UnrelatedDeployment(ns, name string, replicas int32) *appsv1.Deployment {
 		},
 	}
 }
+
+// ManagerDeployment is a Deployment of the operator's manager as the API
+// server holds it where nothing runs it: selecting and labelling its pods
+// with labels, one manager container.
+func ManagerDeployment(ns, name string, labels map[string]string) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "manager"}}},
+			},
+		},
+	}
+}
