@@ -38,7 +38,8 @@ func TestNear(t *testing.T) {
 	}
 }
 
-// A round asks each running pod at its IP, counts those that answer, lists
+// A round asks each running pod at its IP, never through the proxy of the
+// operator's environment, counts those that answer, lists
 // those near or past their end soonest first, and publishes a change once.
 func TestWatcherChecksEachPod(t *testing.T) {
 	g := NewWithT(t)
@@ -76,6 +77,9 @@ func TestWatcherChecksEachPod(t *testing.T) {
 	}
 
 	w := NewWatcher(nil, Options{Interval: time.Minute, Timeout: time.Second, Port: port})
+	// Go never proxies loopback, so the addresses here cannot show it:
+	// the transport itself must have no proxy.
+	g.Expect(w.http.Transport.(*http.Transport).Proxy).To(BeNil(), "the proxy of the watcher's transport")
 	w.now = func() time.Time { return now }
 	r := w.check(t.Context(), pods)
 	g.Expect(r).To(Equal(Report{Answered: 3, Expiring: []Expiring{
