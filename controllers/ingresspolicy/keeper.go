@@ -63,9 +63,8 @@ type Keeper struct {
 	Target Target
 }
 
-// SetupWithManager runs k under mgr, whose cache must hold the
-// NetworkPolicies of k.Target.Namespace labelled as the operator's
-// (CacheOptions).
+// SetupWithManager runs k under mgr, whose cache must hold what
+// k.Target.CacheByObject says.
 func (k *Keeper) SetupWithManager(mgr ctrl.Manager) error {
 	ns := k.Target.Namespace
 	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
