@@ -190,3 +190,18 @@ func recreating(mc *cachev1.Memcached) bool {
 	c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded)
 	return c == nil || (c.Reason != cachev1.ReasonNameInUse && c.Reason != cachev1.ReasonSizeOutOfPolicy)
 }
+
+// deleteOwned deletes live, an object of mc's that it no longer wants (empty
+// when there is none), saying why.
+func (r *MemcachedReconciler) deleteOwned(ctx context.Context, kind string, live client.Object, why string) error {
+	if live.GetUID() == "" {
+		return nil
+	}
+	uid := live.GetUID()
+	err := r.client.Delete(ctx, live, client.Preconditions{UID: &uid})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting %s: %w", kind, err)
+	}
+	log.FromContext(ctx).Info("deleted " + kind + ": " + why)
+	return nil
+}

@@ -230,7 +230,7 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 		{"Service", svc, true},
 		{"PodDisruptionBudget", pdb, wantPDB != nil},
 	}
-	var monitors []monitoringObject
+	var monitors []optionalObject
 	if r.opts.PrometheusOperator {
 		monitors = desiredMonitoring(mc)
 		// Without monitoring, a PodMonitor or PrometheusRule of the name is
