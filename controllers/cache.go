@@ -3,6 +3,7 @@ package controllers
 import (
 	"slices"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,7 +23,7 @@ import (
 // entry, which tells whether an apply would change anything (see
 // appliedEntry), and lose the others'. Memcached objects keep none. Pods are
 // cut down to what status needs, as a cluster can hold many.
-func CacheOptions(namespaces []string, prometheusOperator bool) cache.Options {
+func CacheOptions(namespaces []string, prometheusOperator, certManager bool) cache.Options {
 	owned := cache.ByObject{Label: ManagedBySelector(), Transform: keepOwnManagedFields}
 	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
@@ -38,6 +39,9 @@ func CacheOptions(namespaces []string, prometheusOperator bool) cache.Options {
 	if prometheusOperator {
 		opts.ByObject[&monitoringv1.PodMonitor{}] = owned
 		opts.ByObject[&monitoringv1.PrometheusRule{}] = owned
+	}
+	if certManager {
+		opts.ByObject[&cmapi.Certificate{}] = owned
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = make(map[string]cache.Config, len(namespaces))

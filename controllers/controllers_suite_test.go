@@ -115,7 +115,7 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 	cfg, requests := countRequests(rest.CopyConfig(cluster.RestConfig()))
 	mgrOpts := ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions([]string{watchedNS}, opts.PrometheusOperator),
+		Cache:                  controllers.CacheOptions([]string{watchedNS}, opts.PrometheusOperator, opts.CertManager),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Tests restart the operator in one process; controller-runtime

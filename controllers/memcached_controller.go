@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/go-logr/logr"
 	configv1 "github.com/openshift/api/config/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
@@ -79,6 +80,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=podmonitors;prometheusrules,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=cert-manager.io,resources=certificates,verbs=get;list;watch;create;patch;delete
 
 // SetupWithManager registers the reconciler. Changes to the owned objects
 // and to the pods (found by their instance label) trigger a reconcile; the
@@ -103,6 +105,9 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.opts.PrometheusOperator {
 		b = b.Watches(&monitoringv1.PodMonitor{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
 			Watches(&monitoringv1.PrometheusRule{}, coalescing(r.opts.CoalesceDelay, controllerOf))
+	}
+	if r.opts.CertManager {
+		b = b.Watches(&cmapi.Certificate{}, coalescing(r.opts.CoalesceDelay, controllerOf))
 	}
 	if r.opts.ClusterTLSProfile {
 		b = b.Watches(&configv1.APIServer{}, handler.EnqueueRequestsFromMapFunc(r.followingClusterTLS))
@@ -170,6 +175,11 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		served, known = w.Report(req.NamespacedName)
 	}
 	st = withServedCertificates(mc, st, served, known)
+	cert, err := r.liveCertificate(ctx, mc)
+	if err != nil {
+		return ctrl.Result{}, errors.Join(writeErr, err)
+	}
+	st = withCertificateReady(mc, st, r.opts.CertManager, cert)
 	changed := !equality.Semantic.DeepEqual(st, mc.Status)
 	if d == nil && writeErr == nil {
 		// This reconcile created the Deployment; its Add event brings the
@@ -242,6 +252,10 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 			}
 		}
 	}
+	cert := desiredCertificate(mc)
+	if r.opts.CertManager && wantsCertificate(mc) {
+		children = append(children, child{cert.kind, cert.live, true})
+	}
 	// On a name clash the object read is someone else's. When it is the
 	// Deployment, the Deployment returned is nil, so that its pods do not
 	// count as mc's; when it is the Service or the PDB (one that appears
@@ -287,6 +301,9 @@ func (r *MemcachedReconciler) reconcileObjects(ctx context.Context, mc *cachev1.
 			extract: func() (any, error) { return policyv1ac.ExtractPodDisruptionBudget(pdb, FieldOwner) }})
 	}
 	if err != nil {
+		return liveOrNil(d), err
+	}
+	if err := r.reconcileCertificate(ctx, mc, cert); err != nil {
 		return liveOrNil(d), err
 	}
 	return liveOrNil(d), r.reconcileMonitoring(ctx, mc, monitors)

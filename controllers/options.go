@@ -44,6 +44,11 @@ type Options struct {
 	// PodMonitor and a PrometheusRule.
 	PrometheusOperator bool
 
+	// CertManager says the cluster serves cert-manager's Certificate API
+	// (cert-manager.io/v1): a Memcached with spec.tls.issuerRef then gets a
+	// Certificate that writes its Secret.
+	CertManager bool
+
 	// TLSProfile is the cluster's TLS security profile, which memcached
 	// follows where a Memcached sets no minimum version. The reconciler
 	// reads it when ClusterTLSProfile is set; Intermediate otherwise.

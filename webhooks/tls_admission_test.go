@@ -26,6 +26,15 @@ var _ = Describe("spec.tls through the API server", func() {
 			Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}))
 	})
 
+	It("stores an issuerRef's defaults: an Issuer of cert-manager.io", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, memcachedObject(ns, "issued", withSpec(map[string]any{
+			"tls": map[string]any{"secretName": "cache-tls", "issuerRef": map[string]any{"name": "my-ca"}}})))).To(Succeed())
+		mc := &cachev1.Memcached{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "issued"}, mc)).To(Succeed())
+		Expect(mc.Spec.TLS.IssuerRef).To(Equal(&cachev1.TLSIssuerReference{Name: "my-ca", Kind: "Issuer", Group: "cert-manager.io"}))
+		Expect(warnings.take()).To(BeEmpty())
+	})
+
 	DescribeTable("refuses bad values with the field's path",
 		func(ctx SpecContext, tls map[string]any, want string) {
 			err := k8sClient.Create(ctx, memcachedObject(ns, "bad", withSpec(map[string]any{"tls": tls})))
@@ -41,6 +50,16 @@ var _ = Describe("spec.tls through the API server", func() {
 			`spec.tls.issuer: Unsupported value: "Vault"`),
 		Entry("client certificates from the service CA", map[string]any{"secretName": "c", "issuer": "OpenShiftServiceCA",
 			"clientCertificates": "Required"}, `spec.tls: Invalid value: spec.tls.clientCertificates: Required needs the Secret's ca.crt`),
+		Entry("an issuerRef with the service CA", map[string]any{"secretName": "c", "issuer": "OpenShiftServiceCA",
+			"issuerRef": map[string]any{"name": "my-ca"}}, `spec.tls: Invalid value: spec.tls.issuerRef: OpenShift's service CA writes the Secret`),
+		Entry("an issuerRef without a name", map[string]any{"secretName": "c", "issuerRef": map[string]any{}},
+			`spec.tls.issuerRef.name: Invalid value: "": spec.tls.issuerRef.name in body should be at least 1 chars long`),
+		Entry("a kind cert-manager.io does not issue from", map[string]any{"secretName": "c",
+			"issuerRef": map[string]any{"name": "my-ca", "kind": "Vault"}},
+			`spec.tls.issuerRef: Invalid value: spec.tls.issuerRef.kind: cert-manager.io's issuers are Issuer and ClusterIssuer`),
+		Entry("an external issuer's group with a kind of its own", map[string]any{"secretName": "c",
+			"issuerRef": map[string]any{"name": "my-ca", "kind": "issuer", "group": "awspca.cert-manager.io"}},
+			`spec.tls.issuerRef.kind: Invalid value: "issuer": spec.tls.issuerRef.kind in body should match`),
 	)
 
 	Context("on update", func() {

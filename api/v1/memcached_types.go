@@ -20,6 +20,11 @@ const (
 	// its end; the message names the pod and the date. Set only on a
 	// Memcached that serves TLS, once a pod has said what it serves.
 	ConditionCertificateExpiring = "CertificateExpiring"
+	// ConditionCertificateReady is True when the cert-manager Certificate
+	// the operator keeps for spec.tls.issuerRef is issued; the message of a
+	// False one is cert-manager's, or says that the cluster does not serve
+	// cert-manager's API. Set only on a Memcached with an issuerRef.
+	ConditionCertificateReady = "CertificateReady"
 )
 
 // Reasons set on the conditions above. Each is a CamelCase word, as
@@ -62,6 +67,15 @@ const (
 	// ReasonCertificatesValid: every pod that answered serves a certificate
 	// with more than a quarter of its lifetime left (CertificateExpiring=False).
 	ReasonCertificatesValid = "CertificatesValid"
+	// ReasonCertificateIssued: cert-manager reports the Certificate Ready
+	// (CertificateReady=True).
+	ReasonCertificateIssued = "CertificateIssued"
+	// ReasonCertificatePending: cert-manager has not issued the Certificate,
+	// or it has not yet said so (CertificateReady=False).
+	ReasonCertificatePending = "CertificatePending"
+	// ReasonCertManagerNotServed: the cluster did not serve cert-manager's
+	// Certificate API when the operator started (CertificateReady=False).
+	ReasonCertManagerNotServed = "CertManagerNotServed"
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.
@@ -228,6 +242,7 @@ func (m *MemcachedMonitoring) IsEnabled() bool { return m != nil && m.Enabled }
 // MemcachedTLS is how memcached serves TLS.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.issuer) || self.issuer != 'OpenShiftServiceCA' || !has(self.clientCertificates) || self.clientCertificates != 'Required'",message="spec.tls.clientCertificates: Required needs the Secret's ca.crt, which OpenShift's service CA does not write: use an External Secret"
+// +kubebuilder:validation:XValidation:rule="!has(self.issuerRef) || !has(self.issuer) || self.issuer == 'External'",message="spec.tls.issuerRef: OpenShift's service CA writes the Secret of issuer OpenShiftServiceCA; remove issuerRef, or set issuer External to have cert-manager write it"
 type MemcachedTLS struct {
 	// SecretName is the Secret, in the Memcached's namespace, holding the
 	// server's certificate chain and key as tls.crt and tls.key, and the CA
@@ -241,7 +256,7 @@ type MemcachedTLS struct {
 	SecretName string `json:"secretName"`
 
 	// Issuer is who writes the Secret: External (the default) when you or
-	// cert-manager do, OpenShiftServiceCA to have OpenShift's service CA
+	// cert-manager do (see issuerRef), OpenShiftServiceCA to have OpenShift's service CA
 	// issue it for the Memcached's Service, whose clients then trust the
 	// CA in the openshift-service-ca.crt ConfigMap of every namespace.
 	// +optional
@@ -257,6 +272,18 @@ type MemcachedTLS struct {
 	// +kubebuilder:validation:Enum=None;Required
 	ClientCertificates string `json:"clientCertificates,omitempty"`
 
+	// IssuerRef names a cert-manager Issuer or ClusterIssuer: the operator
+	// then keeps a cert-manager Certificate of the Memcached's name, owned
+	// by it, that writes secretName with every name a client verifies (the
+	// Service's and each pod's record under it, with and without the
+	// cluster domain). cert-manager renews it, and the pods serve the
+	// renewal without a restart. Removing issuerRef deletes the Certificate
+	// and leaves the Secret. Where the cluster does not serve cert-manager's
+	// API, the CertificateReady condition says so.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Certificate Issuer",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	IssuerRef *TLSIssuerReference `json:"issuerRef,omitempty"`
+
 	// MinVersion is the oldest TLS version memcached accepts: VersionTLS12
 	// or VersionTLS13. When omitted it follows the cluster: on OpenShift,
 	// the minimum and ciphers of the APIServer's tlsSecurityProfile
@@ -265,6 +292,33 @@ type MemcachedTLS struct {
 	// +optional
 	// +kubebuilder:validation:Enum=VersionTLS12;VersionTLS13
 	MinVersion string `json:"minVersion,omitempty"`
+}
+
+// TLSIssuerReference names the cert-manager issuer of a Memcached's
+// certificate, as a Certificate's spec.issuerRef does.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.group) || self.group != 'cert-manager.io' || !has(self.kind) || self.kind in ['Issuer', 'ClusterIssuer']",message="spec.tls.issuerRef.kind: cert-manager.io's issuers are Issuer and ClusterIssuer"
+type TLSIssuerReference struct {
+	// Name is the issuer's name; an Issuer is in the Memcached's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Kind is Issuer (the default), in the Memcached's namespace, or
+	// ClusterIssuer; an external issuer's group may name its own kinds.
+	// +optional
+	// +kubebuilder:default=Issuer
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
+	Kind string `json:"kind,omitempty"`
+
+	// Group is the issuer's API group: cert-manager.io (the default), or
+	// an external issuer's.
+	// +optional
+	// +kubebuilder:default=cert-manager.io
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Group string `json:"group,omitempty"`
 }
 
 // MemcachedStatus is the observed state of a memcached cluster.

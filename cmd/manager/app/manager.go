@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	configv1 "github.com/openshift/api/config/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"github.com/prometheus/client_golang/prometheus"
@@ -120,6 +121,7 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, st serverTLS, stop
 	utilruntime.Must(cachev1.AddToScheme(scheme))
 	utilruntime.Must(configv1.AddToScheme(scheme))
 	utilruntime.Must(monitoringv1.AddToScheme(scheme))
+	utilruntime.Must(cmapi.AddToScheme(scheme))
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
 		SecureServing: o.secureMetrics,
@@ -130,7 +132,7 @@ func newManager(o options, cfg *rest.Config, apis servedAPIs, st serverTLS, stop
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   o.cacheNetworkPolicies(controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator)),
+		Cache:   o.cacheNetworkPolicies(controllers.CacheOptions(o.watchNamespaces, apis.prometheusOperator, apis.certManager)),
 		Metrics: metricsOpts,
 		WebhookServer: admissionlimit.NewWebhookServer(drain.WebhookServer{Drain: stopping, Server: webhook.NewServer(webhook.Options{
 			Host: o.webhookHost(), Port: o.webhookPort, TLSOpts: o.tlsOptions(st.webhookCerts, st.serving),
@@ -193,6 +195,8 @@ type servedAPIs struct {
 	clusterTLS bool
 	// prometheusOperator: PodMonitor and PrometheusRule.
 	prometheusOperator bool
+	// certManager: cert-manager's Certificate.
+	certManager bool
 }
 
 func discoverAPIs(cfg *rest.Config) (servedAPIs, error) {
@@ -207,7 +211,10 @@ func discoverAPIs(cfg *rest.Config) (servedAPIs, error) {
 	if apis.clusterTLS, err = tlsprofile.Served(dc); err != nil {
 		return apis, err
 	}
-	apis.prometheusOperator, err = controllers.PrometheusOperatorServed(dc)
+	if apis.prometheusOperator, err = controllers.PrometheusOperatorServed(dc); err != nil {
+		return apis, err
+	}
+	apis.certManager, err = controllers.CertManagerServed(dc)
 	return apis, err
 }
 
@@ -220,7 +227,7 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 		log.Info("propagating proxy variable to memcached containers", "name", v.Name, "value", proxyenv.Redact(v.Value))
 	}
 	log.Info("configuration", "platform", apis.platform, "clusterTLSProfile", apis.clusterTLS,
-		"prometheusOperator", apis.prometheusOperator, "watchNamespaces", o.watchNamespaces, "sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
+		"prometheusOperator", apis.prometheusOperator, "certManager", apis.certManager, "watchNamespaces", o.watchNamespaces, "sizePolicy", o.sizePolicy, "webhooks", o.enableWebhooks, "webhookCertMode", o.webhookCertMode,
 		"metricsCertPath", o.metricsCertPath, "tlsFlags", o.tlsOverrides.String())
 	reconcilerMetrics, err := registerReconcilerMetrics(metrics.Registry)
 	if err != nil {
@@ -236,6 +243,7 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 		ExporterImage:      o.exporterImage,
 		ClusterTLSProfile:  apis.clusterTLS,
 		PrometheusOperator: apis.prometheusOperator,
+		CertManager:        apis.certManager,
 		ProxyEnv:           proxyVars,
 		DefaultSize:        o.sizePolicy.Default,
 		MinSize:            o.sizePolicy.Min,

@@ -3,7 +3,6 @@ package certmanager
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -58,16 +57,6 @@ var certManagerControllers = []string{
 	"certificates-revision-manager",
 }
 
-// CRDDir is deploy/crds of the cert-manager module this module requires,
-// found in the module cache.
-func CRDDir() (string, error) {
-	dir, err := repo.ModuleDir("github.com/cert-manager/cert-manager")
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "deploy", "crds"), nil
-}
-
 // Start installs cert-manager's CRDs (as the module ships them) and runs its
 // controller (the controllers above) and its CA injector (for webhook
 // configurations) in this process until ctx is done, logging to log. It
@@ -75,7 +64,7 @@ func CRDDir() (string, error) {
 // kubeconfig and cfg are an admin's.
 func Start(ctx context.Context, kubeconfig string, cfg *rest.Config, log logr.Logger) error {
 	ctx = logr.NewContext(ctx, log)
-	crds, err := CRDDir()
+	crds, err := repo.CertManagerCRDDir()
 	if err != nil {
 		return err
 	}

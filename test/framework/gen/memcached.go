@@ -87,6 +87,14 @@ func WithTLS(secretName string) MemcachedOption {
 	}
 }
 
+// WithIssuer has cert-manager's Issuer (kind Issuer) or ClusterIssuer
+// (kind ClusterIssuer) of the name issue the TLS Secret; it follows WithTLS.
+func WithIssuer(kind, name string) MemcachedOption {
+	return func(mc *cachev1.Memcached) {
+		mc.Spec.TLS.IssuerRef = &cachev1.TLSIssuerReference{Name: name, Kind: kind, Group: "cert-manager.io"}
+	}
+}
+
 // WithMonitoring sets spec.monitoring.enabled.
 func WithMonitoring(enabled bool) MemcachedOption {
 	return func(mc *cachev1.Memcached) { mc.Spec.Monitoring = &cachev1.MemcachedMonitoring{Enabled: enabled} }

@@ -123,6 +123,16 @@ func ControlPlaneDir() string {
 	return filepath.Join(BinDir(), "k8s", KubernetesVersion())
 }
 
+// CertManagerCRDDir is deploy/crds of the cert-manager module go.mod
+// requires, found in the module cache.
+func CertManagerCRDDir() (string, error) {
+	dir, err := ModuleDir("github.com/cert-manager/cert-manager")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "deploy", "crds"), nil
+}
+
 // prometheusOperatorAPI is the module of the Prometheus Operator's API types;
 // the version go.mod requires is the version of the CRDs tests install.
 const prometheusOperatorAPI = "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring"
