@@ -30,11 +30,6 @@ renewing its certificates:
     the port of the Service it selects) gets 200 over verified TLS, with
     memcached_operator_memcached_blocked of a Memcached blocked by a name
     clash; another server name fails verification.
-  - A Memcached serving TLS from the Certificate of docs/tls/certificate.yaml,
-    applied as docs/tls.md says: its Secret verifies for the Service and
-    every pod's record, and a cert-manager renewal leaves the Deployment and
-    its pods as they were (no rollout, no restart) and the Memcached
-    Available.
 
 The "kubectl apply with cert-manager" container runs the operator on the
 host and stands in for kubelet in two ways, each said where it happens: it
@@ -70,6 +65,10 @@ and serves, and that the operator image runs as a pod.
     pod's by nothing, and scrapes alone count as no command. The same with
     TLS on: the commands go over TLS to port 11211, the exporter reads
     memcached's plain listener on loopback.
+  - TLS, with the operator on the host (node_tls_test.go, docs/tls.md): a
+    renewed certificate is served in place, keeping pods, containers and
+    items; a Memcached applied from docs/tls/cert-manager.yaml gets its own
+    Certificate, which cert-manager's controllers issue and renew.
   - Faults of the node under a Memcached of size 3: containerd and the
     kubelet each stopped and started, and killed and started, while every
     pod keeps answering on connections opened before, with its items, no

@@ -3,17 +3,23 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"math/big"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -23,6 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/pki"
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
@@ -84,6 +91,64 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 				}
 			}
 			return out
+		}
+	}
+
+	// renewsInPlace sets items in each of mc's pods through a connection
+	// dial opens, renews the certificate (renew returns the new serial),
+	// waits until every pod serves it, and checks the items through the
+	// connections opened before, the same pods and no container restarted.
+	renewsInPlace := func(ctx context.Context, mc *cachev1.Memcached, pods []corev1.Pod,
+		dial func(context.Context, corev1.Pod, ...tls.Certificate) (*memcache.Client, error), renew func() *big.Int) {
+		GinkgoHelper()
+		restarts := map[string]string{}
+		clients := map[string]*memcache.Client{}
+		for _, p := range pods {
+			restarts[p.Name] = restartSummary(p)
+			m, err := dial(ctx, p)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { _ = m.Close() })
+			clients[p.Name] = m
+			for i := range 100 {
+				Expect(m.Set(fmt.Sprintf("item-%d", i), []byte(p.Name))).To(Succeed())
+			}
+		}
+		old := clients[pods[0].Name].PeerCertificate().SerialNumber
+
+		start := time.Now()
+		serial := renew()
+		Expect(serial.Cmp(old)).NotTo(BeZero())
+		served := map[string]time.Duration{}
+		Eventually(func(g Gomega) {
+			for _, p := range pods {
+				if _, ok := served[p.Name]; ok {
+					continue
+				}
+				m, err := dial(ctx, p)
+				g.Expect(err).NotTo(HaveOccurred())
+				if m.PeerCertificate().SerialNumber.Cmp(serial) == 0 {
+					served[p.Name] = time.Since(start)
+				}
+				_ = m.Close()
+			}
+			g.Expect(served).To(HaveLen(len(pods)), "pods serving the renewed certificate")
+		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		var last time.Duration
+		for _, d := range served {
+			last = max(last, d)
+		}
+		AddReportEntry(mc.Name+": renewal to the last pod serving the new certificate", last.Round(time.Second).String())
+
+		for _, p := range pods {
+			m := clients[p.Name]
+			for i := range 100 {
+				Expect(m.Get(fmt.Sprintf("item-%d", i))).To(Equal([]byte(p.Name)),
+					"pod %s: item %d, through the connection opened before the renewal", p.Name, i)
+			}
+		}
+		for i, p := range c.serving(ctx, mc, len(pods), memcachedA.Ref) {
+			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
+			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
 		}
 	}
 
@@ -164,58 +229,11 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 
 	It("serves a renewed certificate from every pod within 2 minutes, restarting nothing and losing nothing, and clears CertificateExpiring", func(ctx SpecContext) {
 		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
-		restarts := map[string]string{}
-		clients := map[string]*memcache.Client{}
-		for _, p := range pods {
-			restarts[p.Name] = restartSummary(p)
-			m, err := dial(ctx, p)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(func() { _ = m.Close() })
-			clients[p.Name] = m
-			for i := range 100 {
-				Expect(m.Set(fmt.Sprintf("item-%d", i), []byte(p.Name))).To(Succeed())
-			}
-		}
-		old := clients[pods[0].Name].PeerCertificate().SerialNumber
-
-		renewed := serverCert()
-		start := time.Now()
-		c.writeTLSSecret(ctx, ns, secretName, renewed, ca.PEM)
-		served := map[string]time.Duration{}
-		Eventually(func(g Gomega) {
-			for _, p := range pods {
-				if _, ok := served[p.Name]; ok {
-					continue
-				}
-				m, err := dial(ctx, p)
-				g.Expect(err).NotTo(HaveOccurred())
-				serial := m.PeerCertificate().SerialNumber
-				_ = m.Close()
-				if serial.Cmp(renewed.Serial) == 0 {
-					served[p.Name] = time.Since(start)
-				}
-			}
-			g.Expect(served).To(HaveLen(len(pods)), "pods serving the renewed certificate")
-		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-		var last time.Duration
-		for _, d := range served {
-			last = max(last, d)
-		}
-		AddReportEntry("TLS renewal: Secret change to the last pod serving the new certificate", last.Round(time.Second).String())
-		Expect(renewed.Serial.Cmp(old)).NotTo(BeZero())
-
-		for _, p := range pods {
-			m := clients[p.Name]
-			for i := range 100 {
-				Expect(m.Get(fmt.Sprintf("item-%d", i))).To(Equal([]byte(p.Name)),
-					"pod %s: item %d, through the connection opened before the renewal", p.Name, i)
-			}
-		}
-		now := c.serving(ctx, cache, 2, memcachedA.Ref)
-		for i, p := range now {
-			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
-			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
-		}
+		renewsInPlace(ctx, cache, pods, dial, func() *big.Int {
+			renewed := serverCert()
+			c.writeTLSSecret(ctx, ns, secretName, renewed, ca.PEM)
+			return renewed.Serial
+		})
 		By("clearing what the certificate near its end set")
 		Eventually(expiring(ctx)).WithContext(ctx).WithTimeout(time.Minute).Should(HaveField("Reason", cachev1.ReasonCertificatesValid))
 		Eventually(series(ctx)).WithContext(ctx).WithTimeout(time.Minute).Should(BeEmpty())
@@ -300,6 +318,49 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(recovered), got)).To(Succeed())
 		Expect(got.Generation).To(Equal(generation))
 	}, SpecTimeout(5*time.Minute))
+
+	It("has cert-manager issue the certificate of spec.tls.issuerRef, as docs/tls/cert-manager.yaml asks, and serves its renewal in place", func(ctx SpecContext) {
+		const issuer = "memcached-ca"
+		createCAIssuer(ctx, ns, issuer)
+		By("applying docs/tls/cert-manager.yaml with envsubst's substitutions and kubectl, as docs/tls.md says")
+		mc := gen.Memcached(ns, "issued")
+		Expect(kubectl(ctx, documentedManifest("docs/tls/cert-manager.yaml", map[string]string{
+			"NAME": mc.Name, "NAMESPACE": ns, "ISSUER": issuer}), "apply", "-f", "-")).Error().NotTo(HaveOccurred())
+		DeferCleanup(c.deleteMemcached, mc, NodeTimeout(2*time.Minute))
+		eventually(ctx, func(g Gomega) {
+			g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), mc)).To(Succeed())
+			g.Expect(meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionCertificateReady)).To(
+				HaveField("Reason", cachev1.ReasonCertificateIssued))
+		}).Should(Succeed())
+		cert := &cmapi.Certificate{}
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), cert)).To(Succeed())
+		Expect(metav1.IsControlledBy(cert, mc)).To(BeTrue(), "the Memcached's own Certificate")
+		pods := c.serving(ctx, mc, 2, memcachedA.Ref)
+
+		By("verifying each pod by its record under the Service, from the CA in the Secret's ca.crt")
+		secret := getSecret(ctx, ns, mc.Spec.TLS.SecretName)
+		_, caCert := parseSecret(secret)
+		roots := x509.NewCertPool()
+		roots.AddCert(caCert)
+		dialRecord := func(ctx context.Context, p corev1.Pod, _ ...tls.Certificate) (*memcache.Client, error) {
+			record := strings.ReplaceAll(p.Status.PodIP, ".", "-") + "." + mc.Name + "." + ns + ".svc"
+			return memcache.DialTLS(ctx, p.Status.PodIP+":11211", &tls.Config{RootCAs: roots, ServerName: record, MinVersion: tls.VersionTLS12})
+		}
+		renewsInPlace(ctx, mc, pods, dialRecord, func() *big.Int {
+			_, renewed := renewCertificate(ctx, cert)
+			return secretSerial(renewed)
+		})
+
+		By("removing issuerRef: the Certificate goes; the Secret and the pods stay")
+		Expect(c.k8s.Patch(ctx, mc, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"tls":{"issuerRef":null}}}`)))).To(Succeed())
+		eventually(ctx, func(g Gomega) {
+			g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), &cmapi.Certificate{})).To(Satisfy(apierrors.IsNotFound))
+		}).Should(Succeed())
+		Expect(getSecret(ctx, ns, mc.Spec.TLS.SecretName).UID).To(Equal(secret.UID))
+		for i, p := range c.serving(ctx, mc, 2, memcachedA.Ref) {
+			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
+		}
+	}, SpecTimeout(5*time.Minute))
 })
 
 // restartSummary is every container's name and restart count, init
@@ -322,4 +383,18 @@ func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert 
 		return nil
 	})
 	Expect(err).NotTo(HaveOccurred())
+}
+
+// documentedManifest is the file at path in the repository with its
+// variables replaced, as envsubst does; a variable vars lacks fails the
+// test, where envsubst would leave it empty.
+func documentedManifest(path string, vars map[string]string) []byte {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(repo.Root(), path))
+	Expect(err).NotTo(HaveOccurred())
+	return []byte(os.Expand(string(data), func(v string) string {
+		value, ok := vars[v]
+		Expect(ok).To(BeTrue(), "%s uses $%s, which the docs do not set", path, v)
+		return value
+	}))
 }
