@@ -10,8 +10,9 @@ import (
 )
 
 // DefaultMemcachedImage is the operand image when RELATED_IMAGE_MEMCACHED is
-// unset: the official memcached image on Alpine.
-const DefaultMemcachedImage = "docker.io/library/memcached:1.6.39-alpine"
+// unset: the official memcached image (on Debian) of the upstream release
+// every proof runs, Debian trixie's package of it (make memcached).
+const DefaultMemcachedImage = "docker.io/library/memcached:1.6.38"
 
 // DefaultTLSReloaderImage is the TLS sidecar's image when
 // RELATED_IMAGE_TLS_RELOADER is unset. Its version moves only when the
