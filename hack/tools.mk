@@ -366,14 +366,23 @@ $(COREDNS): .tools-check | $(CONTROL_PLANE_DIR)
 	echo "Building coredns $(COREDNS_VERSION) into $(CONTROL_PLANE_DIR)"; \
 	CGO_ENABLED=0 $(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" .
 
-# make test runs memcached itself (controllers/operand proves the command
-# line the operator builds): Debian's package, as on the real node.
+# The memcached release the operator ships (DefaultMemcachedImage's), as
+# Debian trixie packages it, unpacked into MEMCACHED_ROOT: make test runs it
+# on the host through the root's own loader (controllers/operand proves the
+# command line the operator builds against it), and the real node's image is
+# built from it. The host's own package (bookworm's 1.6.18) is the oldest
+# release supported, which the compatibility proofs run.
+MEMCACHED_DEBIAN_VERSION ?= 1.6.38-1
+MEMCACHED_ROOT ?= $(LOCALBIN)/memcached-$(MEMCACHED_DEBIAN_VERSION)
+export MEMCACHED_ROOT
 .PHONY: memcached
-memcached: ## Install Debian's memcached if missing (make test runs it); needs root to install.
+memcached: $(MEMCACHED_ROOT)/usr/bin/memcached ## Unpack the shipped memcached release (Debian trixie's) into MEMCACHED_ROOT, and install the host's Debian memcached (the oldest supported) if missing; needs root to install.
 	hack/node-packages.sh memcached
+$(MEMCACHED_ROOT)/usr/bin/memcached:
+	hack/memcached-release.sh $(MEMCACHED_DEBIAN_VERSION) $(MEMCACHED_ROOT)
 
 .PHONY: node-packages
-node-packages: ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached, busybox-static) if missing; needs root.
+node-packages: $(MEMCACHED_ROOT)/usr/bin/memcached ## Install the real node's Debian packages (runc, CNI plugins, iptables, conntrack, memcached, busybox-static) if missing, and unpack the shipped memcached release its image holds; needs root.
 	hack/node-packages.sh $(NODE_PACKAGES)
 
 .PHONY: .tools-check

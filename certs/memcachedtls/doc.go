@@ -6,7 +6,7 @@ keeps its items and its clients their connections.
 The pod mounts the Secret at [DefaultDir] (tls.crt, tls.key and, when
 client certificates are required, ca.crt), and memcached reads them from
 there at start. Kubelet updates the volume in place when the Secret
-changes. memcached 1.6.18 does not watch its files; it loads them again
+changes. memcached (before 1.6.40) does not watch its files; it loads them again
 when told to with the text command refresh_certs, which the pod accepts
 only on a plain listener bound to loopback ([DefaultMemcachedAddr]).
 

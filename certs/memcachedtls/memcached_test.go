@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -16,35 +15,38 @@ import (
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
-// memcached is Debian's memcached (make memcached) serving TLS with the
+// memcached is a memcached release (make memcached) serving TLS with the
 // files of a Secret volume, as in the pod: TLS on one loopback port, plain
 // text on another for the sidecar.
 type memcached struct {
+	rel  memcachedproc.Release
 	proc *process.Process
 	// tlsAddr is the TLS listener; adminAddr the plain one.
 	tlsAddr, adminAddr string
 }
 
-// newMemcached picks memcached's ports; start starts it.
-func newMemcached(t *testing.T) *memcached {
+// newMemcached picks the ports of rel's memcached; start starts it.
+func newMemcached(t *testing.T, rel memcachedproc.Release) *memcached {
 	t.Helper()
 	ports, err := addr.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &memcached{
+		rel:       rel,
 		tlsAddr:   "127.0.0.1:" + strconv.Itoa(ports[0]),
 		adminAddr: "127.0.0.1:" + strconv.Itoa(ports[1]),
 	}
 }
 
 // startMemcached is newMemcached, started.
-func startMemcached(t *testing.T, dir string) *memcached {
+func startMemcached(t *testing.T, rel memcachedproc.Release, dir string) *memcached {
 	t.Helper()
-	m := newMemcached(t)
+	m := newMemcached(t, rel)
 	m.start(t, dir)
 	return m
 }
@@ -53,10 +55,6 @@ func startMemcached(t *testing.T, dir string) *memcached {
 // the test ends. It returns once memcached answers on its plain listener.
 func (m *memcached) start(t *testing.T, dir string) {
 	t.Helper()
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		t.Fatalf("memcached is not installed (run make memcached): %v", err)
-	}
 	_, tlsPort, _ := net.SplitHostPort(m.tlsAddr)
 	args := []string{"--port=" + tlsPort, "--udp-port=0",
 		"--listen=127.0.0.1,notls:" + m.adminAddr, "--enable-ssl",
@@ -65,6 +63,10 @@ func (m *memcached) start(t *testing.T, dir string) {
 	// keeps the files that secretvolume writes readable to it.
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
+	}
+	bin, args, err := m.rel.Command(args...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	m.proc, err = process.Start(process.Spec{Path: bin, Args: args, LogPath: filepath.Join(t.TempDir(), "memcached.log")})
 	if err != nil {

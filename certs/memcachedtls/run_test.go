@@ -20,6 +20,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
@@ -92,16 +93,23 @@ func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
 func serialInLog(serial *big.Int) string { return "serial=" + serial.Text(16) }
 
 // TestRunRefreshesMemcachedInPlace renews the certificate as kubelet
-// updates a Secret volume, and shows that memcached serves the new one to
-// new handshakes without losing an item or a connection.
+// updates a Secret volume, and shows that memcached, the release shipped
+// and the oldest supported, serves the new one to new handshakes without
+// losing an item or a connection.
 func TestRunRefreshesMemcachedInPlace(t *testing.T) {
+	for _, rel := range memcachedproc.Releases() {
+		t.Run(rel.Name, func(t *testing.T) { testRefreshesInPlace(t, rel) })
+	}
+}
+
+func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ca := newIssuer(t)
 	first, renewed := ca.issue(t), ca.issue(t)
 	dir := filepath.Join(t.TempDir(), "tls")
 	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
-	mc := startMemcached(t, dir)
+	mc := startMemcached(t, rel, dir)
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
 	pool := x509.NewCertPool()
@@ -141,7 +149,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	first, renewed, other := ca.issue(t), ca.issue(t), ca.issue(t)
 	dir := filepath.Join(t.TempDir(), "tls")
 	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
-	mc := newMemcached(t)
+	mc := newMemcached(t, memcachedproc.Shipped())
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring("connection refused"))

@@ -21,7 +21,7 @@ import (
 var dashboardFile = filepath.Join(repo.Root(), "docs", "monitoring", "dashboard.json")
 
 // exporterScrape is one real scrape of the exporter sidecar
-// (prometheus/memcached_exporter v0.16.0 reading Debian's memcached): the
+// (prometheus/memcached_exporter v0.16.0 reading Debian's memcached 1.6.18): the
 // series the dashboard may use, and nothing else.
 var exporterScrape = filepath.Join("testdata", "exporter_metrics.txt")
 

@@ -21,15 +21,18 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 )
 
-// TestCommandAgainstMemcached runs the memcached of Debian's package (make
-// memcached) with the command line built from specs at the edges of what
-// admission accepts, and reads the settings back from memcached itself. For
-// the specs admission refuses, it shows that memcached refuses them too, or
-// says why admission is stricter.
+// TestCommandAgainstMemcached runs memcached, the release the operator
+// ships and the oldest supported (make memcached), with the command line
+// built from specs at the edges of what admission accepts, and reads the
+// settings back from memcached itself. For the specs admission refuses, it
+// shows that memcached refuses them too, or says why admission is stricter.
 func TestCommandAgainstMemcached(t *testing.T) {
-	if _, err := exec.LookPath("memcached"); err != nil {
-		t.Fatalf("memcached is not installed (run make memcached): %v", err)
+	for _, rel := range memcachedproc.Releases() {
+		t.Run(rel.Name, func(t *testing.T) { testCommandAgainst(t, rel) })
 	}
+}
+
+func testCommandAgainst(t *testing.T, rel memcachedproc.Release) {
 	accepted := []struct {
 		name string
 		mc   *cachev1.Memcached
@@ -51,7 +54,7 @@ func TestCommandAgainstMemcached(t *testing.T) {
 				t.Fatalf("admission refuses it: %v", errs.ToAggregate())
 			}
 			want := operand.FromSpec(&tt.mc.Spec)
-			got := runMemcached(t, operand.Command(want))
+			got := runMemcached(t, rel, operand.Command(want))
 			if got != want {
 				t.Errorf("memcached reports %+v, the spec asks for %+v", got, want)
 			}
@@ -63,9 +66,10 @@ func TestCommandAgainstMemcached(t *testing.T) {
 		mc   *cachev1.Memcached
 		// memcachedSays is what memcached prints when it refuses the same
 		// settings; empty when admission alone refuses them, with the
-		// reason in why.
-		memcachedSays string
-		why           string
+		// reason in why. oldestSays is what the oldest release prints
+		// where it differs.
+		memcachedSays, oldestSays string
+		why                       string
 		// memcachedStarts: memcached takes the settings, and the test
 		// shows it, so that why is the whole reason for refusing them.
 		memcachedStarts bool
@@ -89,7 +93,7 @@ func TestCommandAgainstMemcached(t *testing.T) {
 		{name: "no connections", mc: gen.Memcached("ns", "a", gen.WithMaxConnections(0)),
 			memcachedSays: "Maximum connections must be greater than 0"},
 		{name: "fewer connections than the threads' descriptors", mc: gen.Memcached("ns", "a", gen.WithThreads(220)),
-			memcachedSays: "Maxconns setting is too low"},
+			memcachedSays: "failed creating eventfd for worker thread: Too many open files", oldestSays: "Maxconns setting is too low"},
 		{name: "connections that leave no room for clients", mc: gen.Memcached("ns", "a", gen.WithMaxConnections(35)),
 			why: "memcached starts with 4 threads and 35 connections, but counts 20 descriptors for its threads " +
 				"and its own sockets against them; admission keeps 16 for clients", memcachedStarts: true},
@@ -109,30 +113,34 @@ func TestCommandAgainstMemcached(t *testing.T) {
 				}
 				if tt.memcachedStarts {
 					want := operand.FromSpec(&tt.mc.Spec)
-					if got := runMemcached(t, operand.Command(want)); got != want {
+					if got := runMemcached(t, rel, operand.Command(want)); got != want {
 						t.Errorf("memcached reports %+v, want %+v", got, want)
 					}
 				}
 				return
 			}
-			stderr, err := startFails(t, operand.Command(operand.FromSpec(&tt.mc.Spec)))
+			stderr, err := startFails(t, rel, operand.Command(operand.FromSpec(&tt.mc.Spec)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(stderr, tt.memcachedSays) {
-				t.Errorf("memcached said %q, want %q", stderr, tt.memcachedSays)
+			says := tt.memcachedSays
+			if rel == memcachedproc.Oldest() && tt.oldestSays != "" {
+				says = tt.oldestSays
+			}
+			if !strings.Contains(stderr, says) {
+				t.Errorf("memcached said %q, want %q", stderr, says)
 			}
 		})
 	}
 }
 
-// runMemcached starts memcached with cmd on the host, checks that it
+// runMemcached starts rel's memcached with cmd on the host, checks that it
 // serves, and returns the settings it reports.
-func runMemcached(t *testing.T, cmd []string) operand.Settings {
+func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand.Settings {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := memcachedproc.Start(ctx, cmd, filepath.Join(t.TempDir(), "memcached.log"))
+	srv, err := rel.Start(ctx, cmd, filepath.Join(t.TempDir(), "memcached.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,18 +163,21 @@ func runMemcached(t *testing.T, cmd []string) operand.Settings {
 	return settingsFromStats(t, stats)
 }
 
-// startFails runs memcached with cmd and returns what it printed when it
-// exited with an error; it is an error if memcached keeps running.
-func startFails(t *testing.T, cmd []string) (string, error) {
+// startFails runs rel's memcached with cmd and returns what it printed when
+// it exited with an error; it is an error if memcached keeps running.
+func startFails(t *testing.T, rel memcachedproc.Release, cmd []string) (string, error) {
 	t.Helper()
 	ports, err := addr.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := memcachedproc.Args(cmd, ports[0])
+	bin, args, err := rel.Command(memcachedproc.Args(cmd, ports[0])...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, cmd[0], args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

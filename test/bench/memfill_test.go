@@ -9,7 +9,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 )
 
-// The memory scenario's fill against Debian's memcached on the host, small
+// The memory scenario's fill against the memcached release shipped, on the host, small
 // enough for make test: it must hold every connection memcached accepts
 // and stop at its refusal, make it evict with small items, and store large
 // ones from every connection at once without breaking one.

@@ -28,6 +28,6 @@
 // other suites install with images imported under those tags.
 //
 // Run it with `make test-disconnected`, which builds controller-gen,
-// kustomize and operator-sdk first; Debian's memcached must be installed
-// (make node-packages). Nothing contacts a host off this machine.
+// kustomize and operator-sdk first, and unpacks the memcached release the
+// node's image holds (make memcached). Nothing contacts a host off this machine.
 package disconnected

@@ -251,3 +251,15 @@ func serves(ctx context.Context, pod corev1.Pod, size int) map[string]string {
 	Expect(err).NotTo(HaveOccurred())
 	return settings
 }
+
+// releaseOf is the memcached release pod's memcached reports (stats
+// version).
+func releaseOf(ctx context.Context, pod corev1.Pod) string {
+	GinkgoHelper()
+	mc, err := memcache.Dial(ctx, pod.Status.PodIP+":11211")
+	Expect(err).NotTo(HaveOccurred(), "pod %s", pod.Name)
+	defer func() { _ = mc.Close() }()
+	stats, err := mc.Stats()
+	Expect(err).NotTo(HaveOccurred(), "pod %s", pod.Name)
+	return stats["version"]
+}

@@ -179,7 +179,7 @@ deploys runs for real on the real node: the operator pods, from the image
 package images builds from this tree (imported under the names both CSVs
 give it), with OLM's certificate Secret mounted by kubelet and their
 ServiceAccount's token; the API server calls their webhooks through OLM's
-Service; the memcached pods they create run Debian's memcached, which each
+Service; the memcached pods they create run the release shipped, which each
 Subscription's config.env names, as a disconnected install names a mirror.
 
 In order, in one cluster (OLM refuses an AllNamespaces install beside any

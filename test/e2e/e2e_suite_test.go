@@ -18,6 +18,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 )
@@ -27,10 +28,11 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "E2E Suite")
 }
 
-// The images the suite imports into the real node. memcachedB is the same
-// memcached under a second tag, for RELATED_IMAGE_MEMCACHED to move to.
+// The images the suite imports into the real node. memcachedB is the
+// oldest memcached release supported, for RELATED_IMAGE_MEMCACHED to move
+// to; memcachedA, the one every other spec runs, is the release shipped.
 const (
-	memcachedTagB = "localhost/memcached:debian-b"
+	memcachedTagB = "localhost/memcached:oldest"
 	operatorTag   = "localhost/memcached-operator:test"
 )
 
@@ -98,7 +100,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		if memcachedA, err = images.Memcached(filepath.Join(dir, "a"), images.MemcachedTag); err != nil {
 			return err
 		}
-		memcachedB, err = images.Memcached(filepath.Join(dir, "b"), memcachedTagB)
+		memcachedB, err = images.MemcachedOf(memcachedproc.Oldest(), filepath.Join(dir, "b"), memcachedTagB)
 		return err
 	})
 	Expect(g.Wait()).To(Succeed())

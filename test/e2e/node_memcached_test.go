@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	ggcrname "github.com/google/go-containerregistry/pkg/name"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,11 +25,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
+	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -75,10 +78,12 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		Expect(c.k8s.Create(ctx, cache)).To(Succeed())
 		pods := c.serving(ctx, cache, 3, memcachedA.Ref)
 		AddReportEntry("size 3 serving", time.Since(start).Round(time.Millisecond).String())
+		shipped := ggcrname.MustParseReference(controllers.DefaultMemcachedImage).Identifier()
 		for _, p := range pods {
 			settings := serves(ctx, p, 1000)
 			Expect(settings).To(HaveKeyWithValue("maxbytes", "67108864"), "pod %s", p.Name)
 			Expect(settings).To(HaveKeyWithValue("tcpport", "11211"), "pod %s", p.Name)
+			Expect(releaseOf(ctx, p)).To(Equal(shipped), "pod %s: the release of the default image, %s", p.Name, controllers.DefaultMemcachedImage)
 		}
 	}, SpecTimeout(3*time.Minute))
 
@@ -255,7 +260,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		Expect(os.ReadFile(op.LogPath())).NotTo(ContainSubstring(password), "the proxy password in the operator's log")
 	}, SpecTimeout(6*time.Minute))
 
-	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names, one pod at a time", func(ctx SpecContext) {
+	It("rolls every Memcached once onto the image RELATED_IMAGE_MEMCACHED names, one pod at a time: the oldest release supported, serving", func(ctx SpecContext) {
 		wide := gen.Memcached(ns, "wide", gen.WithSize(6))
 		Expect(c.k8s.Create(ctx, wide)).To(Succeed())
 		c.serving(ctx, wide, 6, memcachedA.Ref)
@@ -274,6 +279,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 			for _, p := range c.serving(ctx, mc, int(ptr.Deref(mc.Spec.Size, 0)), memcachedB.Ref) {
 				Expect(localcluster.ContainerStatus(&p, "memcached").Image).To(Equal(memcachedB.Ref))
 				serves(ctx, p, 100)
+				Expect(releaseOf(ctx, p)).To(Equal(memcachedproc.OldestVersion), "pod %s", p.Name)
 			}
 			if mc == wide {
 				AddReportEntry("rollout of a Memcached of size 6, from the operator's restart to 6 new pods serving",

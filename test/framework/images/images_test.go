@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/moby/patternmatcher"
 	"github.com/moby/patternmatcher/ignorefile"
 
+	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/gobuild"
@@ -320,7 +323,17 @@ func TestMemcachedExporterImage(t *testing.T) {
 	if err := os.WriteFile(bin, data[exporterBinary], 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := memcachedproc.Start(ctx, []string{"memcached"}, filepath.Join(dir, "memcached.log"))
+	// Against each supported release of memcached.
+	for _, rel := range memcachedproc.Releases() {
+		t.Run(rel.Name, func(t *testing.T) { exporterServes(ctx, t, rel, bin, version) })
+	}
+}
+
+// exporterServes runs the exporter binary bin against rel's memcached and
+// checks that it reports memcached up and its own version.
+func exporterServes(ctx context.Context, t *testing.T, rel memcachedproc.Release, bin, version string) {
+	dir := t.TempDir()
+	srv, err := rel.Start(ctx, []string{"memcached"}, filepath.Join(dir, "memcached.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,4 +457,53 @@ func TestDockerfileBuildsWithTheFIPSModule(t *testing.T) {
 	if builds != 2 {
 		t.Errorf("%d go builds in the Dockerfile, want 2 (the manager and the TLS reloader)", builds)
 	}
+}
+
+// TestMemcachedImageRunsItsRelease unpacks each release's image and runs
+// its memcached from the image's files alone (in a chroot, as in a
+// container: a library left out fails), and checks that the release the
+// operator ships is the one of its default image.
+func TestMemcachedImageRunsItsRelease(t *testing.T) {
+	versions := map[string]string{}
+	for _, rel := range memcachedproc.Releases() {
+		t.Run(rel.Name, func(t *testing.T) {
+			img, err := MemcachedOf(rel, t.TempDir(), "localhost/memcached:"+rel.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, headers, data := files(t, img)
+			root := t.TempDir()
+			for name, h := range headers {
+				dst := filepath.Join(root, name)
+				switch h.Typeflag {
+				case tar.TypeDir:
+					err = os.MkdirAll(dst, 0o755)
+				case tar.TypeSymlink:
+					err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.Symlink(h.Linkname, dst))
+				default:
+					err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.WriteFile(dst, data[name], os.FileMode(h.Mode)))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command("/usr/local/bin/memcached", "--version")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Cloneflags: syscall.CLONE_NEWUSER,
+				UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+				GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("memcached --version in the image's files: %v\n%s", err, out)
+			}
+			versions[rel.Name] = strings.TrimPrefix(strings.TrimSpace(string(out)), "memcached ")
+		})
+	}
+	if tag := ggcrname.MustParseReference(controllers.DefaultMemcachedImage).Identifier(); versions["shipped"] != tag {
+		t.Errorf("the image built from the release shipped runs memcached %q; the default image %s is %q",
+			versions["shipped"], controllers.DefaultMemcachedImage, tag)
+	}
+	if versions["oldest"] != memcachedproc.OldestVersion {
+		t.Errorf("the host's memcached is %q; the docs support %s and later", versions["oldest"], memcachedproc.OldestVersion)
+	}
+	t.Logf("memcached releases: %v", versions)
 }

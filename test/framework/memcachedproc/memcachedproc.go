@@ -3,10 +3,8 @@ package memcachedproc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -33,21 +31,26 @@ func Args(cmd []string, port int) []string {
 	return args
 }
 
-// Start runs cmd (see Args) on a free loopback port, its output in
-// logPath, and returns once it accepts connections.
+// Start runs cmd (see Args) with the shipped release on a free loopback
+// port, its output in logPath, and returns once it accepts connections.
 func Start(ctx context.Context, cmd []string, logPath string) (*Server, error) {
+	return Shipped().Start(ctx, cmd, logPath)
+}
+
+// Start runs cmd (see Args) with release r, as the package's Start does.
+func (r Release) Start(ctx context.Context, cmd []string, logPath string) (*Server, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("memcachedproc: empty command")
-	}
-	bin, err := exec.LookPath(cmd[0])
-	if err != nil {
-		return nil, fmt.Errorf("memcachedproc: %w (make memcached installs Debian's memcached)", err)
 	}
 	ports, err := addr.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	p, err := process.Start(process.Spec{Path: bin, Args: Args(cmd, ports[0]), LogPath: logPath})
+	bin, args, err := r.Command(Args(cmd, ports[0])...)
+	if err != nil {
+		return nil, err
+	}
+	p, err := process.Start(process.Spec{Path: bin, Args: args, LogPath: logPath})
 	if err != nil {
 		return nil, err
 	}

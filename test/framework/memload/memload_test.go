@@ -16,7 +16,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memload"
 )
 
-// startMemcached runs Debian's memcached (make memcached) with the
+// startMemcached runs the memcached release shipped (make memcached) with the
 // operator's default command line on loopback.
 func startMemcached(t *testing.T) *memcachedproc.Server {
 	t.Helper()

@@ -156,6 +156,36 @@ func PrometheusOperatorCRDDir() string {
 	return filepath.Join(BinDir(), "crds", "prometheus-operator-"+v)
 }
 
+// memcachedDebianLine is hack/tools.mk's statement of the memcached release
+// the operator ships, as Debian trixie packages it.
+var memcachedDebianLine = regexp.MustCompile(`(?m)^MEMCACHED_DEBIAN_VERSION \?= (\S+)$`)
+
+var memcachedDebianVersion = sync.OnceValues(func() (string, error) {
+	data, err := os.ReadFile(filepath.Join(Root(), "hack", "tools.mk"))
+	if err != nil {
+		return "", err
+	}
+	m := memcachedDebianLine.FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("hack/tools.mk has no line %q", memcachedDebianLine)
+	}
+	return string(m[1]), nil
+})
+
+// MemcachedRoot is where `make memcached` unpacks the memcached release the
+// operator ships: the value of MEMCACHED_ROOT when set (make sets it), else
+// bin/memcached-<MEMCACHED_DEBIAN_VERSION of hack/tools.mk>.
+func MemcachedRoot() string {
+	if dir := os.Getenv("MEMCACHED_ROOT"); dir != "" {
+		return dir
+	}
+	v, err := memcachedDebianVersion()
+	if err != nil {
+		panic("repo: " + err.Error())
+	}
+	return filepath.Join(BinDir(), "memcached-"+v)
+}
+
 // goFIPS140Line is the Makefile's statement of the Go Cryptographic Module
 // the product's binaries are built with; the Dockerfile repeats it.
 var goFIPS140Line = regexp.MustCompile(`(?m)^GOFIPS140 \?= (\S+)$`)
