@@ -337,7 +337,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		Expect(metav1.IsControlledBy(cert, mc)).To(BeTrue(), "the Memcached's own Certificate")
 		pods := c.serving(ctx, mc, 2, memcachedA.Ref)
 
-		By("verifying each pod by its record under the Service, from the CA in the Secret's ca.crt")
+		By("verifying each pod for the Service's name and its record under it, from the CA in the Secret's ca.crt")
 		secret := getSecret(ctx, ns, mc.Spec.TLS.SecretName)
 		_, caCert := parseSecret(secret)
 		roots := x509.NewCertPool()
@@ -345,6 +345,12 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		dialRecord := func(ctx context.Context, p corev1.Pod, _ ...tls.Certificate) (*memcache.Client, error) {
 			record := strings.ReplaceAll(p.Status.PodIP, ".", "-") + "." + mc.Name + "." + ns + ".svc"
 			return memcache.DialTLS(ctx, p.Status.PodIP+":11211", &tls.Config{RootCAs: roots, ServerName: record, MinVersion: tls.VersionTLS12})
+		}
+		for _, p := range pods {
+			m, err := memcache.DialTLS(ctx, p.Status.PodIP+":11211", &tls.Config{RootCAs: roots, ServerName: mc.Name + "." + ns + ".svc",
+				MinVersion: tls.VersionTLS12})
+			Expect(err).NotTo(HaveOccurred(), "pod %s, verified for the Service's name", p.Name)
+			_ = m.Close()
 		}
 		renewsInPlace(ctx, mc, pods, dialRecord, func() *big.Int {
 			_, renewed := renewCertificate(ctx, cert)
