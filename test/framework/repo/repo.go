@@ -161,15 +161,7 @@ func PrometheusOperatorCRDDir() string {
 var memcachedDebianLine = regexp.MustCompile(`(?m)^MEMCACHED_DEBIAN_VERSION \?= (\S+)$`)
 
 var memcachedDebianVersion = sync.OnceValues(func() (string, error) {
-	data, err := os.ReadFile(filepath.Join(Root(), "hack", "tools.mk"))
-	if err != nil {
-		return "", err
-	}
-	m := memcachedDebianLine.FindSubmatch(data)
-	if m == nil {
-		return "", fmt.Errorf("hack/tools.mk has no line %q", memcachedDebianLine)
-	}
-	return string(m[1]), nil
+	return makeDefault(filepath.Join("hack", "tools.mk"), memcachedDebianLine)
 })
 
 // MemcachedRoot is where `make memcached` unpacks the memcached release the
@@ -191,16 +183,22 @@ func MemcachedRoot() string {
 var goFIPS140Line = regexp.MustCompile(`(?m)^GOFIPS140 \?= (\S+)$`)
 
 var goFIPS140 = sync.OnceValues(func() (string, error) {
-	data, err := os.ReadFile(filepath.Join(Root(), "Makefile"))
+	return makeDefault("Makefile", goFIPS140Line)
+})
+
+// makeDefault is the value that line, a make variable's default with the
+// value as its one group, gives in the file at path in the repository.
+func makeDefault(path string, line *regexp.Regexp) (string, error) {
+	data, err := os.ReadFile(filepath.Join(Root(), path))
 	if err != nil {
 		return "", err
 	}
-	m := goFIPS140Line.FindSubmatch(data)
+	m := line.FindSubmatch(data)
 	if m == nil {
-		return "", fmt.Errorf("the Makefile has no line %q", goFIPS140Line)
+		return "", fmt.Errorf("%s has no line %q", path, line)
 	}
 	return string(m[1]), nil
-})
+}
 
 // GoFIPS140 is the value of GOFIPS140 that make build, make run and the
 // Dockerfile build the manager and the TLS reloader with (v1.0.0), so that
