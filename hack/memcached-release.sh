@@ -3,7 +3,7 @@
 # (version $1, the release the operator ships) and the libraries it loads
 # into the root filesystem $2, from Debian's archive with an apt
 # configuration of its own: the host's apt, packages and lists are not
-# touched, and no root is needed. Tests run that memcached through the
+# touched. Tests run that memcached through the
 # root's own dynamic loader; the real node's image is built from the root.
 set -euo pipefail
 version=$1 root=$2
