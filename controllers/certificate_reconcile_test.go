@@ -13,9 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
@@ -30,14 +28,9 @@ import (
 var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 	BeforeAll(func() {
 		Expect(cmapi.AddToScheme(scheme)).To(Succeed())
-		dc, err := discovery.NewDiscoveryClientForConfig(cluster.RestConfig())
-		Expect(err).NotTo(HaveOccurred())
-		Expect(controllers.CertManagerServed(dc)).To(BeFalse(), "before the CRDs are installed")
 		dir, err := repo.CertManagerCRDDir()
 		Expect(err).NotTo(HaveOccurred())
-		_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{Paths: []string{dir}, ErrorIfPathMissing: true})
-		Expect(err).NotTo(HaveOccurred())
-		Eventually(func() (bool, error) { return controllers.CertManagerServed(dc) }, timeout, interval).Should(BeTrue())
+		installAPI(dir, controllers.CertManagerServed)
 	})
 	// The operator with CertManager, restarted by the first spec as it is
 	// restarted after an admin installs cert-manager.

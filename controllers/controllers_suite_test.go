@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -139,4 +140,17 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 	}()
 	Expect(mgr.GetCache().WaitForCacheSync(mgrCtx)).To(BeTrue())
 	return &operator{requests: requests, cache: mgr.GetCache(), stop: func() { cancel(); <-done }}
+}
+
+// installAPI installs the CRDs in dir, an optional API the suite's cluster
+// does not serve until then, and waits until served says discovery shows
+// it. The operators of the suite learn of it only when started again.
+func installAPI(dir string, served func(discovery.DiscoveryInterface) (bool, error)) {
+	GinkgoHelper()
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.RestConfig())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(served(dc)).To(BeFalse(), "before the CRDs are installed")
+	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{Paths: []string{dir}, ErrorIfPathMissing: true})
+	Expect(err).NotTo(HaveOccurred(), "the CRDs of %s (make test builds them)", dir)
+	Eventually(func() (bool, error) { return served(dc) }, timeout, interval).Should(BeTrue())
 }

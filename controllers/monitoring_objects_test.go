@@ -11,10 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apitypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
@@ -28,15 +26,7 @@ import (
 // rest of the suite runs as on a cluster without them.
 var _ = Describe("monitoring where the Prometheus Operator's API is served", Ordered, func() {
 	BeforeAll(func() {
-		dc, err := discovery.NewDiscoveryClientForConfig(cluster.RestConfig())
-		Expect(err).NotTo(HaveOccurred())
-		Expect(controllers.PrometheusOperatorServed(dc)).To(BeFalse(), "before the CRDs are installed")
-		_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-			Paths: []string{repo.PrometheusOperatorCRDDir()}, ErrorIfPathMissing: true,
-		})
-		Expect(err).NotTo(HaveOccurred(), "run make prometheus-operator-crds (or make test)")
-		Eventually(func() (bool, error) { return controllers.PrometheusOperatorServed(dc) }, timeout, interval).Should(BeTrue())
-
+		installAPI(repo.PrometheusOperatorCRDDir(), controllers.PrometheusOperatorServed)
 		op.stop()
 		opts := suiteOptions()
 		opts.PrometheusOperator = true
