@@ -27,8 +27,8 @@ const (
 	// fdsPerThread: each worker thread holds five file descriptors (its
 	// libevent base and notify pipe), counted against the connection limit;
 	// memcached exits at start when they and its listening sockets reach it
-	// ("failed creating eventfd for worker thread: Too many open files" in
-	// the release shipped, "Maxconns setting is too low" in 1.6.18), and
+	// ("Too many open files" in the release shipped, "Maxconns setting is
+	// too low" in 1.6.18), and
 	// refuses clients once they fill it.
 	fdsPerThread = 5
 	// minClientConnections is what a Memcached keeps for clients beyond
