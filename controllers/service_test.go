@@ -13,6 +13,9 @@ func TestDesiredService(t *testing.T) {
 	if *s.Spec.ClusterIP != corev1.ClusterIPNone {
 		t.Errorf("clusterIP = %q, want headless", *s.Spec.ClusterIP)
 	}
+	if !*s.Spec.PublishNotReadyAddresses {
+		t.Error("publishNotReadyAddresses = false: a pod whose readiness blips would leave clients' server lists")
+	}
 	if *s.Spec.Ports[0].Port != 11211 {
 		t.Errorf("port = %d", *s.Spec.Ports[0].Port)
 	}

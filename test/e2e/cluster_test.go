@@ -218,13 +218,20 @@ func (c *realCluster) operatorIn(ctx context.Context, name, ns string, env ...st
 // memcachedPID is the host process id of the memcached in pod.
 func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
 	GinkgoHelper()
-	id := localcluster.ContainerStatus(&pod, "memcached").ContainerID
-	Expect(id).NotTo(BeEmpty(), "pod %s has a memcached container", pod.Name)
-	pid, err := c.ContainerPID(ctx, id)
-	Expect(err).NotTo(HaveOccurred())
+	pid := c.containerPID(ctx, pod, "memcached")
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(strings.TrimSpace(string(comm))).To(Equal("memcached"))
+	return pid
+}
+
+// containerPID is the host's PID of the first process of pod's container.
+func (c *realCluster) containerPID(ctx context.Context, pod corev1.Pod, container string) int {
+	GinkgoHelper()
+	id := localcluster.ContainerStatus(&pod, container).ContainerID
+	Expect(id).NotTo(BeEmpty(), "pod %s has a %s container", pod.Name, container)
+	pid, err := c.ContainerPID(ctx, id)
+	Expect(err).NotTo(HaveOccurred())
 	return pid
 }
 

@@ -46,14 +46,15 @@ and serves, and that the operator image runs as a pod.
     each storing and returning an item through its pod IP with 64 MiB for
     items; the processes run as UID 11211 with no capabilities, seccomp,
     no new privileges and a read-only root in a restricted namespace; a
-    memcached killed in its pod is restarted by kubelet while the pod leaves
-    the Service's EndpointSlice and the Memcached's readyReplicas drops;
+    memcached killed in its pod is restarted by kubelet while the
+    Memcached's readyReplicas drops and the Service's addresses stay;
     scaling 3 -> 5 -> 1 keeps status.nodes equal to the running pods; a
     restart of the operator with a proxy (credentials in the URL) puts the
     six proxy variables into every memcached process's environment, a
     restart without takes them out, a restart with the same values changes
     nothing, each change is exactly one rollout; RELATED_IMAGE_MEMCACHED
-    set to a second tag rolls every Memcached once onto it; a Memcached
+    set to a second tag rolls every Memcached once onto it, the Service's
+    addresses changing one at a time and never fewer than its size; a Memcached
     with memory 256Mi and maxItemSize 4Mi stores and returns a 3 MiB item,
     which one at the defaults refuses.
   - Metrics, with the operator on the host: each pod of a Memcached of

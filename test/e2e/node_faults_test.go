@@ -133,7 +133,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 		AddReportEntry(name+": longest wait for an answer on a connection opened before", slowestAnswer(askers).Round(time.Millisecond).String())
 		w.report(name)
 		Expect(w.pods.min()).To(Equal(3), "fewest ready pods during %s", name)
-		Expect(w.endpoints.min()).To(Equal(3), "fewest ready endpoints during %s", name)
+		Expect(w.servers.changes()).To(BeEmpty(), "changes of the Service's addresses during %s", name)
 		Expect(w.status.unavailable()).To(BeEmpty(), "the Memcached's Available condition during %s", name)
 		Expect(w.status.fewestReady()).To(BeEquivalentTo(3), "the Memcached's readyReplicas during %s", name)
 		Expect(w.node.notReady()).To(BeEmpty(), "the node's Ready condition during %s", name)
@@ -273,7 +273,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 		w.report("drain")
 		Expect(w.mostDisrupted()).To(Equal(1), "most of the Memcached's pods terminating or unready at once")
 		Expect(w.pods.min()).To(Equal(2), "fewest ready pods during the drain")
-		Expect(w.endpoints.min()).To(Equal(2), "fewest ready endpoints during the drain")
+		Expect(w.servers.fewest()).To(Equal(2), "fewest addresses of the Service during the drain")
 		Expect(w.pdb.fewest()).To(BeZero(), "the PDB's disruptionsAllowed once a pod was evicted")
 		Expect(w.status.unavailable()).To(ConsistOf("2 of 3 pods ready"), "the Memcached's Available=False messages during the drain")
 		after := c.memcachedEvents(ctx, cache)
@@ -392,16 +392,16 @@ func slowestAnswer(askers []*asker) time.Duration {
 }
 
 // faultWatch follows, from watches, what a fault looks like from outside:
-// the ready pods and endpoints of a Memcached, how many of the pods it had
+// the ready pods and the Service's addresses of a Memcached, how many of the pods it had
 // before were disrupted at once, its status, its PDB and the node.
 type faultWatch struct {
-	start     time.Time
-	cancel    context.CancelFunc
-	pods      *lowest
-	endpoints *lowest
-	status    *statusLog
-	pdb       *pdbLog
-	node      *nodeLog
+	start   time.Time
+	cancel  context.CancelFunc
+	pods    *lowest
+	servers *serverList
+	status  *statusLog
+	pdb     *pdbLog
+	node    *nodeLog
 
 	mu       sync.Mutex
 	versions map[types.UID]string
@@ -416,7 +416,7 @@ type faultWatch struct {
 func (c *realCluster) watchFault(ctx context.Context, mc *cachev1.Memcached, pods []corev1.Pod) *faultWatch {
 	GinkgoHelper()
 	ctx, cancel := context.WithCancel(ctx)
-	w := &faultWatch{start: time.Now(), cancel: cancel, pods: &lowest{want: len(pods)}, endpoints: &lowest{want: len(pods)},
+	w := &faultWatch{start: time.Now(), cancel: cancel, pods: &lowest{want: len(pods)},
 		versions: map[types.UID]string{}, original: map[types.UID]bool{}, disrupted: map[types.UID]*corev1.Pod{}}
 	w.status = &statusLog{changeLog: changeLog{start: w.start}}
 	w.pdb = &pdbLog{changeLog: changeLog{start: w.start}}
@@ -426,7 +426,7 @@ func (c *realCluster) watchFault(ctx context.Context, mc *cachev1.Memcached, pod
 	}
 	DeferCleanup(cancel)
 	c.watchReadyPods(ctx, mc, w.pods)
-	c.watchReadyEndpoints(ctx, mc, w.endpoints)
+	w.servers = c.watchServerList(ctx, mc, len(pods))
 	c.watchEach(ctx, &corev1.PodList{}, func(ev watch.Event) {
 		if p, ok := ev.Object.(*corev1.Pod); ok {
 			w.sawPod(ev.Type, p)
@@ -448,7 +448,6 @@ func (c *realCluster) watchFault(ctx context.Context, mc *cachev1.Memcached, pod
 		}
 	})
 	eventually(ctx, w.pods.seen).Should(BeTrue(), "the pod watch saw the %d pods", len(pods))
-	eventually(ctx, w.endpoints.seen).Should(BeTrue(), "the EndpointSlice watch saw the %d endpoints", len(pods))
 	eventually(ctx, w.status.seen).Should(BeTrue(), "the Memcached watch saw its status")
 	eventually(ctx, w.node.seen).Should(BeTrue(), "the node watch saw the node")
 	return w
@@ -514,8 +513,8 @@ func (w *faultWatch) stop() { w.cancel() }
 
 // report adds what the watches saw as report entries.
 func (w *faultWatch) report(name string) {
-	AddReportEntry(name+": fewest ready pods, ready endpoints, most pods disrupted at once",
-		fmt.Sprintf("%d pods, %d endpoints, %d disrupted", w.pods.min(), w.endpoints.min(), w.mostDisrupted()))
+	AddReportEntry(name+": fewest ready pods, addresses of the Service, most pods disrupted at once",
+		fmt.Sprintf("%d pods, %d addresses, %d disrupted", w.pods.min(), w.servers.fewest(), w.mostDisrupted()))
 	AddReportEntry(name+": the Memcached's status, as it changed (s since the fault)", w.status.text())
 	AddReportEntry(name+": the PDB's status, as it changed", w.pdb.text())
 	AddReportEntry(name+": the node, as it changed", w.node.text())

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		}
 	})
 
-	It("restarts a crashing memcached; while it is down its pod leaves the Service's endpoints and readyReplicas drops", func(ctx SpecContext) {
+	It("restarts a crashing memcached; while it is down readyReplicas drops and clients' server list keeps its address", func(ctx SpecContext) {
 		pods, err := c.pods(ctx, cache)
 		Expect(err).NotTo(HaveOccurred())
 		victim := pods[0]
@@ -129,7 +130,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		seen := &observations{}
 		watchCtx, stopWatching := context.WithCancel(ctx)
 		defer stopWatching()
-		seen.watchEndpoints(watchCtx, c, ns, cache.Name, victim.Status.PodIP)
+		servers := c.watchServerList(watchCtx, cache, 3)
 		seen.watchReadyReplicas(watchCtx, c, cache)
 
 		// The first crash is restarted at once, often before anyone sees
@@ -141,15 +142,15 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		p := &corev1.Pod{}
 		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&victim), p)).To(Succeed())
 		Expect(syscall.Kill(c.memcachedPID(ctx, *p), syscall.SIGKILL)).To(Succeed())
-		eventually(ctx, seen.endpointLeft).Should(BeTrue(), "the pod left the EndpointSlice (or was marked not ready)")
 		eventually(ctx, seen.minReady).Should(BeNumerically("<", 3), "status.readyReplicas dropped while memcached was down")
 
 		By("waiting for kubelet to bring it back")
 		eventually(ctx, restarted(restarts+2)).Should(Succeed())
 		pods = c.serving(ctx, cache, 3, memcachedA.Ref)
 		Expect(pods[0].Name).To(Equal(victim.Name), "the same pod, its container restarted")
-		eventually(ctx, seen.endpointBack).Should(BeTrue(), "the pod is back in the EndpointSlice, ready")
 		serves(ctx, pods[0], 100)
+		Expect(servers.last()).To(ContainElement(victim.Status.PodIP), "the Service's addresses")
+		Expect(servers.changes()).To(BeEmpty(), "changes of the Service's addresses while memcached was down and back")
 	}, SpecTimeout(3*time.Minute))
 
 	It("keeps status.nodes equal to the running pods while scaling 3 -> 5 -> 1", func(ctx SpecContext) {
@@ -264,13 +265,12 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		wide := gen.Memcached(ns, "wide", gen.WithSize(6))
 		Expect(c.k8s.Create(ctx, wide)).To(Succeed())
 		c.serving(ctx, wide, 6, memcachedA.Ref)
-		readyPods, readyEndpoints := &lowest{want: 6}, &lowest{want: 6}
+		readyPods := &lowest{want: 6}
 		watchCtx, stopWatching := context.WithCancel(ctx)
 		defer stopWatching()
 		c.watchReadyPods(watchCtx, wide, readyPods)
-		c.watchReadyEndpoints(watchCtx, wide, readyEndpoints)
+		servers := c.watchServerList(watchCtx, wide, 6)
 		eventually(ctx, readyPods.seen).Should(BeTrue(), "the pod watch saw the 6 pods")
-		eventually(ctx, readyEndpoints.seen).Should(BeTrue(), "the EndpointSlice watch saw the 6 endpoints")
 
 		rollouts := c.rollouts(ctx, cache, sessions, wide)
 		start := time.Now()
@@ -288,12 +288,15 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func()
 		}
 		c.expectOneRolloutEach(ctx, rollouts)
 		// A pod is ready before an old one stops: Kubernetes' default
-		// strategy stops one of six at once. Endpoints follow pods a
-		// moment later, so the Service may show one fewer for that moment.
+		// strategy stops one of six at once. Clients' server list gains
+		// each new pod and loses each old one, one at a time: no other
+		// server comes or goes.
 		Expect(readyPods.min()).To(Equal(6), "fewest ready pods of the size-6 Memcached during its rollout")
-		Expect(readyEndpoints.min()).To(BeNumerically(">=", 5), "fewest ready endpoints of its Service during its rollout")
-		AddReportEntry("fewest ready pods, and ready endpoints, of the size-6 Memcached during its rollout",
-			fmt.Sprintf("%d pods, %d endpoints", readyPods.min(), readyEndpoints.min()))
+		Expect(servers.fewest()).To(Equal(6), "fewest addresses of its Service during its rollout")
+		Expect(servers.changes()).To(HaveLen(12), "6 pods added and 6 removed")
+		Expect(servers.changes()).To(HaveEach(MatchRegexp(`^[-+]\S+$`)), "each change of the Service's addresses adds or removes one")
+		AddReportEntry("fewest ready pods, and addresses of its Service, of the size-6 Memcached during its rollout",
+			fmt.Sprintf("%d pods, %d addresses", readyPods.min(), servers.fewest()))
 	}, SpecTimeout(6*time.Minute))
 })
 
@@ -386,50 +389,15 @@ func (c *realCluster) expectOneRolloutEach(ctx context.Context, before map[strin
 	}
 }
 
-// observations records, from watches, what a short outage looks like from
-// outside: whether a pod's address left its Service's EndpointSlice (or was
-// marked not ready) and came back, and the lowest readyReplicas a
+// observations records, from a watch, the lowest readyReplicas a
 // Memcached's status showed.
 type observations struct {
 	mu             sync.Mutex
-	left, back     bool
 	minReadyStatus int32
 	readySeen      bool
 }
 
-func (o *observations) endpointLeft() bool { o.mu.Lock(); defer o.mu.Unlock(); return o.left }
-func (o *observations) endpointBack() bool { o.mu.Lock(); defer o.mu.Unlock(); return o.back }
-func (o *observations) minReady() int32    { o.mu.Lock(); defer o.mu.Unlock(); return o.minReadyStatus }
-
-func (o *observations) watchEndpoints(ctx context.Context, c *realCluster, ns, service, ip string) {
-	GinkgoHelper()
-	w, err := c.k8s.Watch(ctx, &discoveryv1.EndpointSliceList{}, client.InNamespace(ns),
-		client.MatchingLabels{discoveryv1.LabelServiceName: service})
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		defer w.Stop()
-		for ev := range w.ResultChan() {
-			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
-			if !ok || ev.Type == watch.Error {
-				continue
-			}
-			ready := false
-			for _, e := range s.Endpoints {
-				if len(e.Addresses) > 0 && e.Addresses[0] == ip && ptr.Deref(e.Conditions.Ready, false) {
-					ready = true
-				}
-			}
-			o.mu.Lock()
-			if !ready {
-				o.left = true
-			} else if o.left {
-				o.back = true
-			}
-			o.mu.Unlock()
-		}
-	}()
-}
+func (o *observations) minReady() int32 { o.mu.Lock(); defer o.mu.Unlock(); return o.minReadyStatus }
 
 func (o *observations) watchReadyReplicas(ctx context.Context, c *realCluster, mc *cachev1.Memcached) {
 	GinkgoHelper()
@@ -500,34 +468,91 @@ func (c *realCluster) watchReadyPods(ctx context.Context, mc *cachev1.Memcached,
 	}()
 }
 
-// watchReadyEndpoints counts, at each change, the ready endpoints of the
-// Service of mc's name, over all its EndpointSlices.
-func (c *realCluster) watchReadyEndpoints(ctx context.Context, mc *cachev1.Memcached, l *lowest) {
+// serverList is every list of addresses a Memcached's headless Service
+// published, in order: what its clients discover, CoreDNS answering the
+// Service's name with its EndpointSlices' ready addresses.
+type serverList struct {
+	mu    sync.Mutex
+	want  int
+	lists [][]string
+}
+
+// watchServerList records mc's server list at each change, from the first
+// list of want addresses on.
+func (c *realCluster) watchServerList(ctx context.Context, mc *cachev1.Memcached, want int) *serverList {
 	GinkgoHelper()
-	w, err := c.k8s.Watch(ctx, &discoveryv1.EndpointSliceList{}, client.InNamespace(mc.Namespace),
-		client.MatchingLabels{discoveryv1.LabelServiceName: mc.Name})
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		defer w.Stop()
-		perSlice := map[string]int{}
-		for ev := range w.ResultChan() {
-			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
-			if !ok || ev.Type == watch.Error {
-				continue
-			}
-			n := 0
-			for _, e := range s.Endpoints {
-				if ev.Type != watch.Deleted && ptr.Deref(e.Conditions.Ready, false) {
-					n++
-				}
-			}
-			perSlice[s.Name] = n
-			total := 0
-			for _, n := range perSlice {
-				total += n
-			}
-			l.see(total)
+	l := &serverList{want: want}
+	perSlice := map[string][]string{}
+	c.watchEach(ctx, &discoveryv1.EndpointSliceList{}, func(ev watch.Event) {
+		s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+		if !ok {
+			return
 		}
-	}()
+		perSlice[s.Name] = nil
+		for _, e := range s.Endpoints {
+			if ev.Type != watch.Deleted && ptr.Deref(e.Conditions.Ready, false) {
+				perSlice[s.Name] = append(perSlice[s.Name], e.Addresses...)
+			}
+		}
+		var all []string
+		for _, addrs := range perSlice {
+			all = append(all, addrs...)
+		}
+		slices.Sort(all)
+		l.see(all)
+	}, client.InNamespace(mc.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: mc.Name})
+	eventually(ctx, func() []string { return l.last() }).Should(HaveLen(want), "the Service's addresses")
+	return l
+}
+
+func (l *serverList) see(addrs []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.lists)
+	if (n == 0 && len(addrs) < l.want) || (n > 0 && slices.Equal(l.lists[n-1], addrs)) {
+		return
+	}
+	l.lists = append(l.lists, addrs)
+}
+
+func (l *serverList) last() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lists) == 0 {
+		return nil
+	}
+	return l.lists[len(l.lists)-1]
+}
+
+func (l *serverList) fewest() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fewest := l.want
+	for _, addrs := range l.lists {
+		fewest = min(fewest, len(addrs))
+	}
+	return fewest
+}
+
+// changes describes each change of the list: its addresses removed, then
+// added, as "-10.88.0.3 +10.88.0.9".
+func (l *serverList) changes() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var changes []string
+	for i := 1; i < len(l.lists); i++ {
+		var diff []string
+		for _, a := range l.lists[i-1] {
+			if !slices.Contains(l.lists[i], a) {
+				diff = append(diff, "-"+a)
+			}
+		}
+		for _, a := range l.lists[i] {
+			if !slices.Contains(l.lists[i-1], a) {
+				diff = append(diff, "+"+a)
+			}
+		}
+		changes = append(changes, strings.Join(diff, " "))
+	}
+	return changes
 }

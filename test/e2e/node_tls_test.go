@@ -201,6 +201,28 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		}
 	}, SpecTimeout(4*time.Minute))
 
+	It("keeps a pod in clients' server list while its TLS sidecar is stopped and the pod is not ready", func(ctx SpecContext) {
+		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
+		victim := pods[0]
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		defer stopWatching()
+		readyPods := &lowest{want: 2}
+		c.watchReadyPods(watchCtx, cache, readyPods)
+		servers := c.watchServerList(watchCtx, cache, 2)
+		eventually(ctx, readyPods.seen).Should(BeTrue(), "the pod watch saw the 2 pods")
+
+		By("killing the TLS sidecar of " + victim.Name + ": memcached's readiness goes through it")
+		Expect(syscall.Kill(c.containerPID(ctx, victim, "tls-reloader"), syscall.SIGKILL)).To(Succeed())
+		eventually(ctx, readyPods.min).Should(Equal(1), "the pod went unready")
+		for _, p := range c.serving(ctx, cache, 2, memcachedA.Ref) {
+			if p.UID == victim.UID {
+				Expect(restartSummary(p)).NotTo(Equal(restartSummary(victim)), "pod %s: the sidecar restarted", p.Name)
+			}
+		}
+		Expect(servers.last()).To(ContainElement(victim.Status.PodIP), "the Service's addresses")
+		Expect(servers.changes()).To(BeEmpty(), "changes of the Service's addresses while the pod was not ready")
+	}, SpecTimeout(2*time.Minute))
+
 	It("reports a served certificate near its end on the Memcached and in the operator's metrics, restarting nothing", func(ctx SpecContext) {
 		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
 		restarts := map[string]string{}
