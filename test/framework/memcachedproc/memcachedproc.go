@@ -15,7 +15,7 @@ import (
 // Server is a memcached started by Start.
 type Server struct {
 	*process.Process
-	// Addr is where it listens, 127.0.0.1:port.
+	// Addr is where it listens, 127.0.0.1:port unless StartAt chose.
 	Addr string
 }
 
@@ -24,7 +24,11 @@ type Server struct {
 // 127.0.0.1:port alone, without UDP, and as nobody when run as root, which
 // memcached refuses otherwise. None of them changes how memcached serves.
 func Args(cmd []string, port int) []string {
-	args := append(append([]string{}, cmd[1:]...), "--listen=127.0.0.1", "--port="+strconv.Itoa(port), "--udp-port=0")
+	return argsAt(cmd, "127.0.0.1", port)
+}
+
+func argsAt(cmd []string, host string, port int) []string {
+	args := append(append([]string{}, cmd[1:]...), "--listen="+host, "--port="+strconv.Itoa(port), "--udp-port=0")
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=nobody")
 	}
@@ -46,7 +50,17 @@ func (r Release) Start(ctx context.Context, cmd []string, logPath string) (*Serv
 	if err != nil {
 		return nil, err
 	}
-	bin, args, err := r.Command(Args(cmd, ports[0])...)
+	return r.StartAt(ctx, cmd, "127.0.0.1", ports[0], logPath)
+}
+
+// StartAt runs cmd with release r listening on host:port, a loopback
+// address of the test's choice: tests that stand memcached in for pods
+// give each its own address and the pods' one port.
+func (r Release) StartAt(ctx context.Context, cmd []string, host string, port int, logPath string) (*Server, error) {
+	if len(cmd) == 0 {
+		return nil, errors.New("memcachedproc: empty command")
+	}
+	bin, args, err := r.Command(argsAt(cmd, host, port)...)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +68,7 @@ func (r Release) Start(ctx context.Context, cmd []string, logPath string) (*Serv
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Process: p, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
+	s := &Server{Process: p, Addr: net.JoinHostPort(host, strconv.Itoa(port))}
 	err = p.WaitFor(ctx, "listening on "+s.Addr, func(ctx context.Context) error {
 		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.Addr)
 		if err != nil {
