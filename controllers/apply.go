@@ -55,9 +55,24 @@ func (r *MemcachedReconciler) applyDeployment(ctx context.Context, mc *cachev1.M
 	if err != nil {
 		return err
 	}
-	want := desiredDeployment(mc, o)
-	t := applyTarget{kind: "Deployment", want: want, annotations: want.Annotations, live: live,
-		extract: func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }}
+	extract := func() (any, error) { return appsv1ac.ExtractDeployment(live, FieldOwner) }
+	// The warm gate joins the pods' template with the first change of it
+	// that the operator wants, and stays: a new Memcached's pods replace
+	// nothing, an operator upgrade alone must restart no pod, and a repair
+	// puts back what was there. Each gated pod costs a write when it is
+	// marked warm, so only Memcached that roll pay it.
+	want := desiredDeployment(mc, o, live.UID != "" && hasWarmGate(live))
+	if live.UID != "" && !hasWarmGate(live) && !isRepair(live.Annotations, want.Annotations) {
+		owned, err := r.readOwnedFields(mc, applyTarget{kind: "Deployment", want: want, annotations: want.Annotations, live: live, extract: extract})
+		if err != nil {
+			return err
+		}
+		if d, ok := owned.(*appsv1ac.DeploymentApplyConfiguration); !ok || d.Spec == nil ||
+			!equality.Semantic.DeepEqual(d.Spec.Template, want.Spec.Template) {
+			want = desiredDeployment(mc, o, true)
+		}
+	}
+	t := applyTarget{kind: "Deployment", want: want, annotations: want.Annotations, live: live, extract: extract}
 	owned, err := r.readOwnedFields(mc, t)
 	if err != nil {
 		return err

@@ -69,8 +69,9 @@ func keepOwnManagedFields(obj any) (any, error) {
 }
 
 // trimPod keeps what the operator reads of a pod: its identity, labels,
-// owners, deletion and phase, how its TLS check ended (see tlsProblem), and
-// its IP, where the served-certificate watcher asks its sidecar.
+// owners, deletion and phase, how its TLS check ended (see tlsProblem), its
+// IP, where the served-certificate watcher asks its sidecar, and its warm
+// gate with the conditions that pacing a rollout reads (see paceRollout).
 func trimPod(obj any) (any, error) {
 	p, ok := obj.(*corev1.Pod)
 	if !ok {
@@ -87,8 +88,21 @@ func trimPod(obj any) (any, error) {
 			OwnerReferences:   p.OwnerReferences,
 			DeletionTimestamp: p.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP, InitContainerStatuses: tlsCheckEnds(p.Status.InitContainerStatuses)},
+		Spec: corev1.PodSpec{ReadinessGates: p.Spec.ReadinessGates},
+		Status: corev1.PodStatus{Phase: p.Status.Phase, PodIP: p.Status.PodIP, InitContainerStatuses: tlsCheckEnds(p.Status.InitContainerStatuses),
+			Conditions: pacingConditions(p.Status.Conditions)},
 	}, nil
+}
+
+// pacingConditions are the conditions paceRollout reads; nil when none.
+func pacingConditions(conds []corev1.PodCondition) []corev1.PodCondition {
+	var kept []corev1.PodCondition
+	for _, c := range conds {
+		if c.Type == corev1.ContainersReady || c.Type == WarmCondition {
+			kept = append(kept, c)
+		}
+	}
+	return kept
 }
 
 // tlsCheckEnds is the TLS check's status cut down to how its runs ended:

@@ -43,14 +43,17 @@ func TestKeepOwnManagedFields(t *testing.T) {
 	}
 }
 
-// The cached pod keeps what the status and the served-certificate watcher
-// read, and drops its spec and the rest of its status.
+// The cached pod keeps what the status, the served-certificate watcher and
+// the pacing of a rollout read, and drops the rest of its spec and status.
 func TestTrimPod(t *testing.T) {
+	gate := []corev1.PodReadinessGate{{ConditionType: WarmCondition}}
+	containersReady := corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue}
+	warm := corev1.PodCondition{Type: WarmCondition, Status: corev1.ConditionTrue, Reason: "PodWarm"}
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cache-a", Labels: map[string]string{"app": "memcached"}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "memcached", Image: "memcached"}}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "memcached", Image: "memcached"}}, ReadinessGates: gate},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.7", HostIP: "10.88.0.1",
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, containersReady, warm}},
 	}
 	out, err := trimPod(p)
 	if err != nil {
@@ -58,7 +61,8 @@ func TestTrimPod(t *testing.T) {
 	}
 	want := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "cache-a", Labels: map[string]string{"app": "memcached"}},
-		Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.7"},
+		Spec:       corev1.PodSpec{ReadinessGates: gate},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.244.0.7", Conditions: []corev1.PodCondition{containersReady, warm}},
 	}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("trimmed pod (-want +got):\n%s", diff)

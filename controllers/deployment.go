@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,13 +21,22 @@ const (
 	portName      = "memcached"
 )
 
+// WarmCondition is the pod condition the operator sets once a pod is warm
+// (see paceRollout); the pods carry it as a readiness gate, so that a
+// rollout stops the next old pod only then.
+const WarmCondition corev1.PodConditionType = "cache.example.com/warm"
+
 // desiredDeployment is the Deployment that runs mc's memcached pods: every
-// field here is owned by the operator and returns after a hand edit.
-func desiredDeployment(mc *cachev1.Memcached, o Options) *appsv1ac.DeploymentApplyConfiguration {
+// field here is owned by the operator and returns after a hand edit. With
+// warmGate its pods wait for WarmCondition to be ready.
+func desiredDeployment(mc *cachev1.Memcached, o Options, warmGate bool) *appsv1ac.DeploymentApplyConfiguration {
 	pod := corev1ac.PodSpec().
 		WithSecurityContext(podSecurityContext(o.Platform)).
 		WithContainers(memcachedContainer(mc, o)).
 		WithNodeSelector(mc.Spec.NodeSelector)
+	if warmGate {
+		pod.WithReadinessGates(corev1ac.PodReadinessGate().WithConditionType(WarmCondition))
+	}
 	if mc.Spec.TLS != nil {
 		withTLS(pod, mc, o)
 	}
@@ -144,6 +154,13 @@ func ownerReference(mc *cachev1.Memcached) *metav1ac.OwnerReferenceApplyConfigur
 		WithUID(mc.UID).
 		WithController(true).
 		WithBlockOwnerDeletion(true)
+}
+
+// hasWarmGate reports whether d's pods wait for WarmCondition.
+func hasWarmGate(d *appsv1.Deployment) bool {
+	return slices.ContainsFunc(d.Spec.Template.Spec.ReadinessGates, func(g corev1.PodReadinessGate) bool {
+		return g.ConditionType == WarmCondition
+	})
 }
 
 // deploymentRolledOut reports whether d's controller has brought every pod

@@ -38,7 +38,7 @@ func TestDesiredDeployment(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.opts.withDefaults()
-			d := desiredDeployment(tt.mc, o)
+			d := desiredDeployment(tt.mc, o, false)
 			if got := *d.Spec.Replicas; got != tt.wantReplicas {
 				t.Errorf("replicas = %d, want %d", got, tt.wantReplicas)
 			}
@@ -91,7 +91,7 @@ func TestDesiredDeploymentUnchangedByDefaults(t *testing.T) {
 		// The image the hashes were taken with: a release that moves the
 		// default image replaces the pods by design (docs/memcached.md);
 		// this guards the rest of the Deployment.
-		d := desiredDeployment(mc, Options{Platform: platform, Image: "docker.io/library/memcached:1.6.39-alpine"}.withDefaults())
+		d := desiredDeployment(mc, Options{Platform: platform, Image: "docker.io/library/memcached:1.6.39-alpine"}.withDefaults(), false)
 		if got := d.Annotations[desiredHashAnnotation]; got != want.withStrategy {
 			t.Errorf("%s: desired hash = %s, want %s (the Deployment of a size-only Memcached changed)", platform, got, want.withStrategy)
 		}
@@ -106,7 +106,7 @@ func TestDesiredDeploymentUnchangedByDefaults(t *testing.T) {
 // old one stops, whatever the size (Kubernetes' default stops a quarter of
 // the pods at once).
 func TestDesiredDeploymentReplacesOnePodAtATime(t *testing.T) {
-	d := desiredDeployment(gen.Memcached("ns", "a", gen.WithSize(16)), Options{}.withDefaults())
+	d := desiredDeployment(gen.Memcached("ns", "a", gen.WithSize(16)), Options{}.withDefaults(), false)
 	want := appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).
 		WithRollingUpdate(appsv1ac.RollingUpdateDeployment().
 			WithMaxUnavailable(intstr.FromInt32(0)).WithMaxSurge(intstr.FromInt32(1)))
@@ -131,7 +131,7 @@ func TestDesiredDeploymentCarriesTheSpec(t *testing.T) {
 	}
 	mc := gen.Memcached("ns", "a", gen.WithSize(2), gen.WithUID("uid-1"), gen.WithMemory("256Mi"), gen.WithMaxItemSize("4Mi"),
 		gen.WithMaxConnections(4096), gen.WithThreads(8), placement)
-	d := desiredDeployment(mc, Options{}.withDefaults())
+	d := desiredDeployment(mc, Options{}.withDefaults(), false)
 	pod := d.Spec.Template.Spec
 	if diff := cmp.Diff([]string{"memcached", "--port=11211", "--memory-limit=256", "--extended=modern", "--verbose",
 		"--max-item-size=4194304", "--conn-limit=4096", "--threads=8"}, pod.Containers[0].Command); diff != "" {

@@ -29,7 +29,7 @@ func TestDesiredDeploymentExporter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mc := gen.Memcached("ns", "a", tt.opts...)
-			pod := desiredDeployment(mc, Options{ExporterImage: "exporter:v1"}.withDefaults()).Spec.Template.Spec
+			pod := desiredDeployment(mc, Options{ExporterImage: "exporter:v1"}.withDefaults(), false).Spec.Template.Spec
 			var names []string
 			for _, c := range pod.Containers {
 				names = append(names, *c.Name)

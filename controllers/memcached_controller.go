@@ -58,6 +58,7 @@ type MemcachedReconciler struct {
 	clock    clock.Clock
 	owned    *ownedFields
 	echoes   *statusEchoes
+	warmups  *warmupSamples
 }
 
 // NewMemcachedReconciler returns a reconciler that reads through mgr's
@@ -67,7 +68,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 	return &MemcachedReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(FieldOwner), opts: opts,
 		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{},
-		owned: newOwnedFields(), echoes: newStatusEchoes()}
+		owned: newOwnedFields(), echoes: newStatusEchoes(), warmups: newWarmupSamples()}
 }
 
 // The operator writes with server-side apply (patch; create when the object
@@ -78,6 +79,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=podmonitors;prometheusrules,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cert-manager.io,resources=certificates,verbs=get;list;watch;create;patch;delete
@@ -142,6 +144,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			r.pacer.forget(req.NamespacedName)
 			r.owned.forget(req.NamespacedName)
 			r.echoes.forget(req.NamespacedName)
+			r.warmups.forget(req.NamespacedName)
 			r.opts.Metrics.clearBlocked(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -180,6 +183,11 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, errors.Join(writeErr, err)
 	}
 	st = withCertificateReady(mc, st, r.opts.CertManager, cert)
+	waiting, err := r.paceRollout(ctx, mc, pods.Items)
+	if err != nil {
+		return ctrl.Result{}, errors.Join(writeErr, err)
+	}
+	st = withWarming(mc, st, waiting)
 	changed := !equality.Semantic.DeepEqual(st, mc.Status)
 	if d == nil && writeErr == nil {
 		// This reconcile created the Deployment; its Add event brings the
@@ -204,6 +212,10 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	if blocked != nil {
 		return ctrl.Result{RequeueAfter: r.pollInterval(blocked, st)}, nil
+	}
+	if waiting != nil && writeErr == nil {
+		// The waiting pod's counters are read again then.
+		return ctrl.Result{RequeueAfter: r.opts.Warmup.Interval}, nil
 	}
 	// Returning the write error requeues with backoff.
 	return ctrl.Result{}, writeErr

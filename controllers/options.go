@@ -96,6 +96,23 @@ type Options struct {
 	// cmd/manager/app registers it for /metrics. Defaults to a Metrics of the
 	// reconciler's own, which nothing collects.
 	Metrics *Metrics
+
+	// Warmup, when set, has a rollout wait for each new pod to warm up
+	// (see paceRollout), judged from its memcached's counters against its
+	// peers'. When nil, nothing asks a pod anything: a pod is ready as soon
+	// as memcached answers, as for tests whose pods are not real.
+	Warmup *WarmupOptions
+}
+
+// WarmupOptions say how often, and where, the operator reads a warming
+// pod's counters.
+type WarmupOptions struct {
+	// Interval is the window over which hit ratios are compared, and how
+	// often a waiting rollout is looked at again.
+	Interval time.Duration
+	// Port is memcached's port on each pod's IP; operand.Port when 0.
+	// Tests serve real memcached on loopback addresses in the pods' stead.
+	Port int
 }
 
 // withDefaults returns o with the zero values filled in.

@@ -33,7 +33,7 @@ func TestPrunePatch(t *testing.T) {
 			mc := gen.Memcached("ns", "m", gen.WithSize(1))
 			live := &appsv1.Deployment{}
 			live.Spec.Template.Spec.Containers = []corev1.Container{tt.container}
-			if got := string(prunePatch(live, nil, desiredDeployment(mc, tt.opts.withDefaults()))); got != tt.want {
+			if got := string(prunePatch(live, nil, desiredDeployment(mc, tt.opts.withDefaults(), false))); got != tt.want {
 				t.Errorf("prunePatch() = %s\nwant %s", got, tt.want)
 			}
 		})

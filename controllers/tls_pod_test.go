@@ -54,7 +54,7 @@ func TestDesiredDeploymentTLS(t *testing.T) {
 			tt.tls(mc.Spec.TLS)
 			o := tt.opts
 			o.TLSReloaderImage = "reloader:v1"
-			pod := desiredDeployment(mc, o.withDefaults()).Spec.Template.Spec
+			pod := desiredDeployment(mc, o.withDefaults(), false).Spec.Template.Spec
 
 			if got := pod.SecurityContext.FSGroup; !cmp.Equal(got, tt.wantFSGroup) {
 				t.Errorf("fsGroup = %v, want %v", ptr.Deref(got, -1), ptr.Deref(tt.wantFSGroup, -1))
@@ -106,7 +106,7 @@ func TestDesiredDeploymentTLS(t *testing.T) {
 // Turning TLS on changes the pod template (a rollout the webhook warns of);
 // a Memcached without TLS keeps the Deployment it had.
 func TestDesiredDeploymentWithoutTLSHasNoTLSParts(t *testing.T) {
-	pod := desiredDeployment(gen.Memcached("ns", "a"), Options{}.withDefaults()).Spec.Template.Spec
+	pod := desiredDeployment(gen.Memcached("ns", "a"), Options{}.withDefaults(), false).Spec.Template.Spec
 	if pod.Volumes != nil || pod.InitContainers != nil || len(pod.Containers) != 1 || pod.SecurityContext.FSGroup != nil {
 		t.Errorf("a Memcached without TLS got TLS parts: %+v", pod)
 	}

@@ -29,8 +29,9 @@ if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
     export RELATED_IMAGE_MEMCACHED_EXPORTER=${RELATED_IMAGE_MEMCACHED_EXPORTER:-localhost/memcached-exporter:test}
   else
     # kwok's pods have addresses nothing on this host routes: asking them
-    # which certificate they serve would send packets off the machine.
-    export SERVED_CERTIFICATE_INTERVAL=0
+    # which certificate they serve, or for their counters while a rollout
+    # waits for warmth, would send packets off the machine.
+    export SERVED_CERTIFICATE_INTERVAL=0 WARMUP_INTERVAL=0
   fi
   echo
   echo "No cluster was configured, so the operator runs on the local cluster. In a second terminal:"

@@ -143,6 +143,24 @@ var _ = Describe("the CRD schema without the webhooks", Ordered, func() {
 		Entry("size 0", map[string]any{"size": int64(0)}, `spec.size in body should be greater than or equal to 1`),
 	)
 
+	DescribeTable("refuses a rollout pacing out of its range, and takes one within",
+		func(ctx SpecContext, rollout map[string]any, want string) {
+			err := c.Create(ctx, memcachedObject("default", "rollout", withSpec(map[string]any{"rollout": rollout})))
+			if want == "" {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c.Delete(ctx, memcachedObject("default", "rollout"))).To(Succeed())
+				return
+			}
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("an unknown pacing", map[string]any{"pacing": "Sometimes"}, `spec.rollout.pacing: Unsupported value: "Sometimes"`),
+		Entry("no items", map[string]any{"itemsPercent": int64(0)}, `spec.rollout.itemsPercent in body should be greater than or equal to 1`),
+		Entry("more than every point", map[string]any{"hitRatioPoints": int64(101)}, `spec.rollout.hitRatioPoints in body should be less than or equal to 100`),
+		Entry("no time to warm up", map[string]any{"warmupTimeout": "0s"}, `spec.rollout.warmupTimeout must be more than 0s and at most 24h`),
+		Entry("more than a day", map[string]any{"warmupTimeout": "25h"}, `spec.rollout.warmupTimeout must be more than 0s and at most 24h`),
+		Entry("every field within its range", map[string]any{"pacing": "None", "itemsPercent": int64(100), "hitRatioPoints": int64(0), "warmupTimeout": "24h"}, ""),
+	)
+
 	// A rule across fields holds only once each field meets its own, so a
 	// field the user left to its default is not reported with the one they
 	// got wrong.

@@ -25,6 +25,9 @@ const (
 	// False one is cert-manager's, or says that the cluster does not serve
 	// cert-manager's API. Set only on a Memcached with an issuerRef.
 	ConditionCertificateReady = "CertificateReady"
+	// ConditionWarming is True while a rollout waits for a new pod to warm
+	// up before it stops the next old one (see MemcachedRollout).
+	ConditionWarming = "Warming"
 )
 
 // Reasons set on the conditions above. Each is a CamelCase word, as
@@ -76,6 +79,11 @@ const (
 	// ReasonCertManagerNotServed: the cluster did not serve cert-manager's
 	// Certificate API when the operator started (CertificateReady=False).
 	ReasonCertManagerNotServed = "CertManagerNotServed"
+	// ReasonWaitingForWarmth: a rollout waits for the pod the message
+	// names to warm up (Warming=True).
+	ReasonWaitingForWarmth = "WaitingForWarmth"
+	// ReasonNoPodWarming: no rollout waits for a pod (Warming=False).
+	ReasonNoPodWarming = "NoPodWarming"
 )
 
 // MemcachedSpec is the desired state of a memcached cluster.
@@ -205,6 +213,68 @@ type MemcachedSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Monitoring"
 	Monitoring *MemcachedMonitoring `json:"monitoring,omitempty"`
+
+	// Rollout paces the replacement of pods by the cache's warmth: each pod
+	// a rollout starts must be warm before the next old pod stops. When
+	// omitted, pacing is on with the defaults below.
+	// +optional
+	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Rollout *MemcachedRollout `json:"rollout,omitempty"`
+}
+
+// Rollout pacings: what a rollout waits for before it stops the next old
+// pod.
+const (
+	// RolloutPacingWarmth: the new pod is ready once it is warm (see
+	// MemcachedRollout) or its warm-up timeout has passed.
+	RolloutPacingWarmth = "Warmth"
+	// RolloutPacingNone: the new pod is ready once memcached answers.
+	RolloutPacingNone = "None"
+)
+
+// MemcachedRollout says when a pod that a rollout started is warm enough
+// for the rollout to stop the next old pod. The new pod is in clients'
+// server list from its start; it is warm once it holds itemsPercent of the
+// items of its peers' median, or once its hit ratio is within
+// hitRatioPoints of its peers', whichever comes first, and in any case
+// after warmupTimeout. Only a rollout waits: a new pod while no pod of an
+// older template runs (a first start, a scale up, the replacement of a
+// deleted pod) is ready once memcached answers.
+type MemcachedRollout struct {
+	// Pacing is Warmth (the default) or None.
+	// +optional
+	// +kubebuilder:default=Warmth
+	// +kubebuilder:validation:Enum=Warmth;None
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pacing"
+	Pacing string `json:"pacing,omitempty"`
+
+	// ItemsPercent: a new pod is warm once it holds this percentage of the
+	// items of its peers' median pod; 50 when omitted.
+	// +optional
+	// +kubebuilder:default=50
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Items Percent",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	ItemsPercent *int32 `json:"itemsPercent,omitempty"`
+
+	// HitRatioPoints: a new pod is warm once its hit ratio is at most this
+	// many percentage points below its peers', both measured over the
+	// same few seconds; 5 when omitted.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Hit Ratio Points",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	HitRatioPoints *int32 `json:"hitRatioPoints,omitempty"`
+
+	// WarmupTimeout is the longest a rollout waits for one new pod, from
+	// the moment its containers are ready; 10m when omitted, at most 24h.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('24h')",message="spec.rollout.warmupTimeout must be more than 0s and at most 24h"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Warm-up Timeout"
+	WarmupTimeout *metav1.Duration `json:"warmupTimeout,omitempty"`
 }
 
 // TLS issuers: who writes the Secret a Memcached's TLS names.
@@ -378,6 +448,7 @@ type MemcachedStatus struct {
 // +kubebuilder:printcolumn:name="Endpoint",type=string,priority=1,JSONPath=`.status.endpoint`
 // +kubebuilder:printcolumn:name="Reason",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].reason`
 // +kubebuilder:printcolumn:name="Message",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Degraded")].message`
+// +kubebuilder:printcolumn:name="Warming",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="Warming")].message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +operator-sdk:csv:customresourcedefinitions:displayName="Memcached",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""}}
 type Memcached struct {

@@ -187,7 +187,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		out, err := kubectl(ctx, nil, "get", "mc", "-o", "wide")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Fields(strings.SplitN(out, "\n", 2)[0])).To(Equal(
-			[]string{"NAME", "SIZE", "MEMORY", "READY", "AVAILABLE", "DEGRADED", "ENDPOINT", "REASON", "MESSAGE", "AGE"}))
+			[]string{"NAME", "SIZE", "MEMORY", "READY", "AVAILABLE", "DEGRADED", "ENDPOINT", "REASON", "MESSAGE", "WARMING", "AGE"}))
 	}, SpecTimeout(time.Minute))
 
 	It("leaves someone else's Deployment of its name alone, says why in kubectl get -o wide, one event and one log line", func(ctx SpecContext) {

@@ -77,7 +77,9 @@ func startOperator(ctx context.Context, name string, cfg operatorConfig) *operat
 		LogPath:        filepath.Join(workDir, "faults-"+name+".log"),
 		Webhooks:       operatorproc.WebhooksOff,
 		WatchNamespace: cfg.Namespace,
-		Env:            cfg.Env,
+		// The fault specs' pods are kwok's: nothing answers at their
+		// addresses, so no rollout may wait to read their counters.
+		Env: append([]string{"WARMUP_INTERVAL=0"}, cfg.Env...),
 	}
 	if cfg.Webhooks {
 		opts.Webhooks, opts.WebhookCertDir = operatorproc.WebhooksLocal, localWebhookCertDir()

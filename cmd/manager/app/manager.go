@@ -252,6 +252,7 @@ func setupController(mgr manager.Manager, o options, apis servedAPIs) error {
 		Workers:            o.workers,
 		Metrics:            reconcilerMetrics,
 		ServedCertificates: served,
+		Warmup:             warmupOptions(o),
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the Memcached controller: %w", err)
@@ -275,6 +276,14 @@ func registerReconcilerMetrics(reg prometheus.Registerer) (*controllers.Metrics,
 		return nil, fmt.Errorf("registering the reconciler's metrics: %w", err)
 	}
 	return m, nil
+}
+
+// warmupOptions are nil when --warmup-interval is 0: nothing is measured.
+func warmupOptions(o options) *controllers.WarmupOptions {
+	if o.warmupInterval == 0 {
+		return nil
+	}
+	return &controllers.WarmupOptions{Interval: o.warmupInterval}
 }
 
 // setupServedCertificates adds to mgr the watcher of the certificates TLS

@@ -42,7 +42,11 @@ type options struct {
 	// servedCertInterval is how often the pods of TLS Memcached objects
 	// are asked which certificate they serve (package servedcert); 0: never.
 	servedCertInterval time.Duration
-	webhookPort        int
+	// warmupInterval is how often a rollout's new pod and its peers are
+	// asked for their counters, to judge whether it is warm (package
+	// controllers/warmup); 0: never, and no rollout waits for warmth.
+	warmupInterval time.Duration
+	webhookPort    int
 	// shutdownDelay keeps the manager serving after SIGTERM (package
 	// webhooks/drain); the Deployments set it, a process on a host needs none.
 	shutdownDelay time.Duration
@@ -78,16 +82,14 @@ type options struct {
 
 // parseOptions reads the options from args and the environment.
 func parseOptions(args []string) (options, error) {
-	o := options{sizePolicy: webhooks.DefaultSizePolicy(), servedCertInterval: 10 * time.Minute}
+	o := options{sizePolicy: webhooks.DefaultSizePolicy(), servedCertInterval: 10 * time.Minute, warmupInterval: 5 * time.Second}
 	if err := o.sizePolicyFromEnv(); err != nil {
 		return o, err
 	}
-	if v := os.Getenv("SERVED_CERTIFICATE_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return o, fmt.Errorf("SERVED_CERTIFICATE_INTERVAL=%q: %w", v, err)
+	for name, d := range map[string]*time.Duration{"SERVED_CERTIFICATE_INTERVAL": &o.servedCertInterval, "WARMUP_INTERVAL": &o.warmupInterval} {
+		if err := durationFromEnv(name, d); err != nil {
+			return o, err
 		}
-		o.servedCertInterval = d
 	}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	webhookCertMode, tlsFlags := o.bindFlags(fs)
@@ -109,6 +111,9 @@ func parseOptions(args []string) (options, error) {
 	}
 	if o.servedCertInterval < 0 {
 		return o, fmt.Errorf("--served-certificate-interval=%s: must not be negative", o.servedCertInterval)
+	}
+	if o.warmupInterval < 0 {
+		return o, fmt.Errorf("--warmup-interval=%s: must not be negative", o.warmupInterval)
 	}
 	if o.metricsCertPath != "" && !o.secureMetrics {
 		return o, errors.New("--metrics-cert-path needs --metrics-secure: plain HTTP metrics have no certificate")
@@ -216,6 +221,9 @@ func (o *options) bindManagerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.servedCertInterval, "served-certificate-interval", o.servedCertInterval,
 		"How often the pods of Memcached objects that serve TLS are asked which certificate they serve, to report one "+
 			"near its end (CertificateExpiring); 0 turns the checks off (default from SERVED_CERTIFICATE_INTERVAL).")
+	fs.DurationVar(&o.warmupInterval, "warmup-interval", o.warmupInterval,
+		"How often a rollout's new memcached pod and its peers are asked for their counters, to judge whether it is warm "+
+			"(spec.rollout); 0 asks no pod anything and lets every rollout go on as its pods answer (default from WARMUP_INTERVAL).")
 	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", 0,
 		"How long the manager keeps serving after SIGTERM, with /readyz failing, before it stops: the time the "+
 			"Service needs to stop sending admission calls to a pod that is going away (the Deployments set 5s).")
@@ -265,5 +273,19 @@ func (f int32Flag) Set(s string) error {
 		return err
 	}
 	*f.p = int32(v)
+	return nil
+}
+
+// durationFromEnv sets *d from the environment variable name, when set.
+func durationFromEnv(name string, d *time.Duration) error {
+	v := os.Getenv(name)
+	if v == "" {
+		return nil
+	}
+	parsed, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%s=%q: %w", name, v, err)
+	}
+	*d = parsed
 	return nil
 }

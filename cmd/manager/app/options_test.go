@@ -138,40 +138,49 @@ func TestParseOptionsTLS(t *testing.T) {
 	}
 }
 
-// The served-certificate interval comes from SERVED_CERTIFICATE_INTERVAL,
-// which a Subscription can set, or the flag, which wins; 0 turns the checks
-// off and what is not a duration stops the operator.
-func TestParseOptionsServedCertificateInterval(t *testing.T) {
-	tests := []struct {
-		name    string
-		env     string
-		args    []string
-		want    time.Duration
-		wantErr string
+// The intervals at which the operator asks pods something come from the
+// environment, which a Subscription can set, or the flag, which wins; 0
+// turns the asking off and what is not a duration stops the operator.
+func TestParseOptionsPodIntervals(t *testing.T) {
+	for _, setting := range []struct {
+		env, flag string
+		def       time.Duration
+		of        func(options) time.Duration
 	}{
-		{name: "default", want: 10 * time.Minute},
-		{name: "from the environment", env: "30s", want: 30 * time.Second},
-		{name: "off", env: "0", want: 0},
-		{name: "the flag wins", env: "30s", args: []string{"--served-certificate-interval=1h"}, want: time.Hour},
-		{name: "not a duration", env: "soon", wantErr: `SERVED_CERTIFICATE_INTERVAL="soon"`},
-		{name: "negative", args: []string{"--served-certificate-interval=-1s"}, wantErr: "must not be negative"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("SERVED_CERTIFICATE_INTERVAL", tt.env)
-			o, err := parseOptions(tt.args)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one with %q", err, tt.wantErr)
+		{"SERVED_CERTIFICATE_INTERVAL", "--served-certificate-interval", 10 * time.Minute, func(o options) time.Duration { return o.servedCertInterval }},
+		{"WARMUP_INTERVAL", "--warmup-interval", 5 * time.Second, func(o options) time.Duration { return o.warmupInterval }},
+	} {
+		tests := []struct {
+			name    string
+			env     string
+			args    []string
+			want    time.Duration
+			wantErr string
+		}{
+			{name: "default", want: setting.def},
+			{name: "from the environment", env: "30s", want: 30 * time.Second},
+			{name: "off", env: "0", want: 0},
+			{name: "the flag wins", env: "30s", args: []string{setting.flag + "=1h"}, want: time.Hour},
+			{name: "not a duration", env: "soon", wantErr: setting.env + `="soon"`},
+			{name: "negative", args: []string{setting.flag + "=-1s"}, wantErr: "must not be negative"},
+		}
+		for _, tt := range tests {
+			t.Run(setting.env+"/"+tt.name, func(t *testing.T) {
+				t.Setenv(setting.env, tt.env)
+				o, err := parseOptions(tt.args)
+				if tt.wantErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+						t.Fatalf("error %v, want one with %q", err, tt.wantErr)
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.servedCertInterval != tt.want {
-				t.Errorf("interval %s, want %s", o.servedCertInterval, tt.want)
-			}
-		})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := setting.of(o); got != tt.want {
+					t.Errorf("interval %s, want %s", got, tt.want)
+				}
+			})
+		}
 	}
 }

@@ -116,7 +116,7 @@ var operatorVariables = map[string]bool{
 	"http_proxy": true, "https_proxy": true, "no_proxy": true,
 	"POD_NAME": true, "POD_NAMESPACE": true, "OPERATOR_CONDITION_NAME": true,
 	"MEMORY_LIMIT": true, "GOMEMLIMIT": true, "GOGC": true,
-	"NETWORK_POLICIES": true, "SERVED_CERTIFICATE_INTERVAL": true,
+	"NETWORK_POLICIES": true, "SERVED_CERTIFICATE_INTERVAL": true, "WARMUP_INTERVAL": true,
 	// fips140=only in a developer's shell would fail the operator where a
 	// pod would not (docs/fips.md).
 	"GODEBUG": true,
