@@ -190,9 +190,11 @@ func relatedImageEnv() []string {
 // startOperator runs the operator on the host against c, watching ns, with
 // its webhooks in local mode, the images of relatedImageEnv and env added
 // to its environment (the last value of a variable wins); name keeps its
-// log and webhook certificates apart from other specs'.
+// log and webhook certificates apart from other specs'. It reads a warming
+// pod's counters every second, not every 5: the specs' rollouts wait a
+// window or two for each new pod.
 func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ...string) (*operatorproc.Operator, error) {
-	env = append(relatedImageEnv(), env...)
+	env = append(append(relatedImageEnv(), "WARMUP_INTERVAL=1s"), env...)
 	return operatorproc.Start(ctx, operatorproc.Options{
 		Binary:         operatorBinary,
 		Kubeconfig:     c.KubeconfigPath(),
