@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -143,11 +142,7 @@ func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := rel.Start(ctx, cmd, filepath.Join(t.TempDir(), "memcached.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Stop(10 * time.Second) }()
+	srv := rel.Run(t, cmd)
 	c, err := memcache.Dial(ctx, srv.Addr)
 	if err != nil {
 		t.Fatal(err)

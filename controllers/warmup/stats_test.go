@@ -3,7 +3,6 @@ package warmup_test
 import (
 	"context"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ func TestReadCountsOfRealMemcached(t *testing.T) {
 		t.Run(rel.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			srv, err := rel.Start(ctx, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)), filepath.Join(t.TempDir(), "memcached.log"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = srv.Stop(10 * time.Second) }()
+			srv := rel.Run(t, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)))
 			c, err := memcache.Dial(ctx, srv.Addr)
 			if err != nil {
 				t.Fatal(err)

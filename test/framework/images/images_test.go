@@ -333,11 +333,7 @@ func TestMemcachedExporterImage(t *testing.T) {
 // checks that it reports memcached up and its own version.
 func exporterServes(ctx context.Context, t *testing.T, rel memcachedproc.Release, bin, version string) {
 	dir := t.TempDir()
-	srv, err := rel.Start(ctx, []string{"memcached"}, filepath.Join(dir, "memcached.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(10 * time.Second) })
+	srv := rel.Run(t, []string{"memcached"})
 	ports, err := addr.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
@@ -51,6 +53,21 @@ func (r Release) Start(ctx context.Context, cmd []string, logPath string) (*Serv
 		return nil, err
 	}
 	return r.StartAt(ctx, cmd, "127.0.0.1", ports[0], logPath)
+}
+
+// Run starts cmd with release r for the test t, its log in t's temporary
+// directory, and stops it when t ends; t fails if it does not serve
+// within 30 s.
+func (r Release) Run(t testing.TB, cmd []string) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := r.Start(ctx, cmd, filepath.Join(t.TempDir(), "memcached.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop(10 * time.Second) })
+	return srv
 }
 
 // StartAt runs cmd with release r listening on host:port, a loopback

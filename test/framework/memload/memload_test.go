@@ -2,7 +2,6 @@ package memload_test
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,14 +19,7 @@ import (
 // operator's default command line on loopback.
 func startMemcached(t *testing.T) *memcachedproc.Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	srv, err := memcachedproc.Start(ctx, operand.Command(operand.DefaultSettings()), filepath.Join(t.TempDir(), "memcached.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(10 * time.Second) })
-	return srv
+	return memcachedproc.Shipped().Run(t, operand.Command(operand.DefaultSettings()))
 }
 
 // stats reads counters of memcached's "stats".
