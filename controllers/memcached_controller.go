@@ -58,7 +58,7 @@ type MemcachedReconciler struct {
 	clock    clock.Clock
 	owned    *ownedFields
 	echoes   *statusEchoes
-	warmups  *warmupSamples
+	warmups  *warmupRounds
 }
 
 // NewMemcachedReconciler returns a reconciler that reads through mgr's
@@ -68,7 +68,7 @@ func NewMemcachedReconciler(mgr ctrl.Manager, opts Options) *MemcachedReconciler
 	return &MemcachedReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(FieldOwner), opts: opts,
 		pacer: newStatusPacer(opts.ProgressInterval, clock.RealClock{}), clock: clock.RealClock{},
-		owned: newOwnedFields(), echoes: newStatusEchoes(), warmups: newWarmupSamples()}
+		owned: newOwnedFields(), echoes: newStatusEchoes(), warmups: newWarmupRounds()}
 }
 
 // The operator writes with server-side apply (patch; create when the object

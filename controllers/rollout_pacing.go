@@ -22,10 +22,16 @@ import (
 	"github.com/example-inc/memcached-operator/controllers/warmup"
 )
 
-// Event reasons of a paced rollout.
+// Reasons of a pod's WarmCondition; the first two are also the reasons of
+// the Memcached's events.
 const (
 	eventPodWarm        = "PodWarm"
 	eventWarmupTimedOut = "WarmupTimedOut"
+	// reasonNotMeasured: the operator reads no counters (--warmup-interval
+	// 0), or cannot (the pod serves TLS).
+	reasonNotMeasured     = "WarmupNotMeasured"
+	reasonPacingOff       = "PacingOff"
+	reasonNothingReplaced = "NothingReplaced"
 )
 
 // Defaults of spec.rollout, documented on MemcachedRollout.
@@ -44,46 +50,49 @@ type warming struct {
 	until    time.Time
 }
 
-// warmupSamples keeps, per Memcached and pod, the counters read last: the
-// start of the window over which the next read judges the pod. Reconciles
-// of different Memcached run at once.
-type warmupSamples struct {
-	mu      sync.Mutex
-	samples map[types.NamespacedName]map[types.UID]warmupSample
+// warmupRounds keeps, per Memcached and warming pod, the last round of
+// reads: the pod's counters and its peers', the start of the window over
+// which the next round judges it. Reconciles of different Memcached run at
+// once.
+type warmupRounds struct {
+	mu     sync.Mutex
+	rounds map[types.NamespacedName]map[types.UID]warmupRound
 }
 
-type warmupSample struct {
-	stats warmup.Stats
+type warmupRound struct {
 	at    time.Time
-	// why is the verdict of the window that ended at this sample, of a
+	stats map[types.UID]warmup.Stats
+	// why is the verdict of the window that ended with this round, of a
 	// whole window when judged.
 	why    string
 	judged bool
 }
 
-func newWarmupSamples() *warmupSamples {
-	return &warmupSamples{samples: map[types.NamespacedName]map[types.UID]warmupSample{}}
+func newWarmupRounds() *warmupRounds {
+	return &warmupRounds{rounds: map[types.NamespacedName]map[types.UID]warmupRound{}}
 }
 
-func (s *warmupSamples) get(key types.NamespacedName, uid types.UID) (warmupSample, bool) {
+func (s *warmupRounds) get(key types.NamespacedName, pod types.UID) (warmupRound, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sample, ok := s.samples[key][uid]
-	return sample, ok
+	r, ok := s.rounds[key][pod]
+	return r, ok
 }
 
-// put replaces key's samples with fresh.
-func (s *warmupSamples) put(key types.NamespacedName, fresh map[types.UID]warmupSample) {
+func (s *warmupRounds) put(key types.NamespacedName, pod types.UID, r warmupRound) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.samples[key] = fresh
+	if s.rounds[key] == nil {
+		s.rounds[key] = map[types.UID]warmupRound{}
+	}
+	s.rounds[key][pod] = r
 }
 
-// forget drops key's samples: no pod of it warms.
-func (s *warmupSamples) forget(key types.NamespacedName) {
+// forget drops key's rounds: no pod of it warms.
+func (s *warmupRounds) forget(key types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.samples, key)
+	delete(s.rounds, key)
 }
 
 // paceRollout marks each of mc's gated pods warm (WarmCondition) once it is,
@@ -142,15 +151,15 @@ func (r *MemcachedReconciler) judgeWarmth(ctx context.Context, mc *cachev1.Memca
 	rollout := mc.Spec.Rollout
 	switch {
 	case r.opts.Warmup == nil:
-		return "WarmupNotMeasured", "the operator does not measure warmth"
+		return reasonNotMeasured, "the operator does not measure warmth"
 	case rollout != nil && rollout.Pacing == cachev1.RolloutPacingNone:
-		return "PacingOff", "spec.rollout.pacing is None"
+		return reasonPacingOff, "spec.rollout.pacing is None"
 	case mc.Spec.TLS != nil:
 		// Its counters are behind TLS, which the operator does not speak
 		// to memcached.
-		return "WarmupNotMeasured", "the warmth of pods that serve TLS is not measured"
+		return reasonNotMeasured, "the warmth of pods that serve TLS is not measured"
 	case !replacing(p, pods):
-		return "NothingReplaced", "no pod of an older template runs"
+		return reasonNothingReplaced, "no pod of an older template runs"
 	}
 	reason, why, judged := r.sampleWarmth(ctx, client.ObjectKeyFromObject(mc), p, peers, warmupRule(mc))
 	if reason == "" && judged && r.clock.Since(containersReadySince(p)) >= warmupTimeout(mc) {
@@ -181,19 +190,19 @@ func (r *MemcachedReconciler) sampleWarmth(ctx context.Context, key types.Namesp
 		// timeout still holds.
 		return "", "its counters could not be read: " + err.Error(), true
 	}
-	w := warmup.Window{Pod: [2]warmup.Stats{last.stats, stats}}
+	round := warmupRound{at: now, stats: map[types.UID]warmup.Stats{p.UID: stats}}
+	w := warmup.Window{Pod: [2]warmup.Stats{last.stats[p.UID], stats}}
 	complete := ok
-	fresh := map[types.UID]warmupSample{p.UID: {stats: stats, at: now}}
 	for _, peer := range peers {
 		ps, err := read(peer)
 		if err != nil {
 			// A peer that does not answer is no measure of warmth.
 			continue
 		}
-		fresh[peer.UID] = warmupSample{stats: ps, at: now}
-		before, seen := r.warmups.get(key, peer.UID)
+		round.stats[peer.UID] = ps
+		before, seen := last.stats[peer.UID]
 		complete = complete && seen
-		w.Peers = append(w.Peers, [2]warmup.Stats{before.stats, ps})
+		w.Peers = append(w.Peers, [2]warmup.Stats{before, ps})
 	}
 	why = "its counters are read again after " + r.opts.Warmup.Interval.String()
 	if complete {
@@ -203,10 +212,8 @@ func (r *MemcachedReconciler) sampleWarmth(ctx context.Context, key types.Namesp
 			reason = eventPodWarm
 		}
 	}
-	sample := fresh[p.UID]
-	sample.why, sample.judged = why, complete
-	fresh[p.UID] = sample
-	r.warmups.put(key, fresh)
+	round.why, round.judged = why, complete
+	r.warmups.put(key, p.UID, round)
 	return reason, why, complete
 }
 

@@ -46,7 +46,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		ports, err := addr.FreePorts(1)
 		Expect(err).NotTo(HaveOccurred())
 		port = ports[0]
-		for _, ip := range []string{"127.0.0.21", "127.0.0.22", "127.0.0.23"} {
+		for _, ip := range []string{"127.0.0.21", "127.0.0.22", "127.0.0.23", "127.0.0.24"} {
 			srv, err := memcachedproc.Shipped().StartAt(ctx, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)),
 				ip, port, filepath.Join(GinkgoT().TempDir(), ip+".log"))
 			Expect(err).NotTo(HaveOccurred())
@@ -190,24 +190,34 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		}, timeout, interval).Should(ConsistOf(corev1.PodReadinessGate{ConditionType: controllers.WarmCondition}))
 	})
 
-	It("holds a rollout's new pod until it holds half its peers' median items, and says why", func() {
+	It("holds a rollout's new pods, each over its own windows, until they hold half their peers' median items, and says why", func() {
 		mc := rolled()
 		fill("127.0.0.21", 0, 100)
 		fill("127.0.0.22", 100, 300)
 		load("127.0.0.21", "127.0.0.22")
 		pod(mc, mc.Name+"-old-1", "old", "127.0.0.21", time.Now())
 		pod(mc, mc.Name+"-old-2", "old", "127.0.0.22", time.Now())
+		// Two at once, as a scale up during a rollout makes them.
 		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.23", time.Now())
+		second := pod(mc, mc.Name+"-new-2", "new", "127.0.0.24", time.Now())
 		Eventually(warming(mc), timeout, interval).Should(And(
 			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", cachev1.ReasonWaitingForWarmth),
 			HaveField("Message", MatchRegexp(`^pod %s: it holds 0 items, 0%% of its peers' median 100 \(50%% wanted\).*the rollout goes on by \S+ at the latest$`, fresh.Name))))
-		Expect(warmOf(fresh)(Default)).To(BeNil(), "the new pod is not marked warm")
+		// A few windows: each pod is judged against its peers' reads of
+		// its own rounds, not of the other's a moment before.
+		Consistently(func() []*corev1.PodCondition {
+			return []*corev1.PodCondition{warmOf(fresh)(Default), warmOf(second)(Default)}
+		},
+			time.Second, interval).Should(HaveEach(BeNil()), "the new pods are not marked warm")
 
-		By("refilling it to half its peers' median")
+		By("refilling them to half their peers' median")
 		fill("127.0.0.23", 0, 50)
-		Eventually(warmOf(fresh), timeout, interval).Should(And(Not(BeNil()),
-			HaveField("Status", corev1.ConditionTrue), HaveField("Reason", "PodWarm"),
-			HaveField("Message", ContainSubstring("it holds 50 items, 50% of its peers' median 100"))))
+		fill("127.0.0.24", 0, 50)
+		for _, p := range []*corev1.Pod{fresh, second} {
+			Eventually(warmOf(p), timeout, interval).Should(And(Not(BeNil()),
+				HaveField("Status", corev1.ConditionTrue), HaveField("Reason", "PodWarm"),
+				HaveField("Message", ContainSubstring("it holds 50 items, 50% of its peers' median 100"))), "pod %s", p.Name)
+		}
 		Eventually(warming(mc), timeout, interval).Should(And(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", cachev1.ReasonNoPodWarming)))
 		Eventually(eventsOf(mc), timeout, interval).Should(ContainElement(HavePrefix(fmt.Sprintf("PodWarm: pod %s is warm: it holds 50 items", fresh.Name))))
@@ -221,7 +231,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		// have been ready for longer than the timeout.
 		pod(mc, mc.Name+"-old-1", "old", "127.0.0.21", time.Now())
 		pod(mc, mc.Name+"-old-2", "old", "127.0.0.22", time.Now())
-		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.24", time.Now().Add(-2*time.Minute))
+		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.25", time.Now().Add(-2*time.Minute))
 		Eventually(warmOf(fresh), timeout, interval).Should(And(Not(BeNil()), HaveField("Reason", "WarmupTimedOut"),
 			HaveField("Message", HavePrefix("its counters could not be read"))))
 		Eventually(eventsOf(mc), timeout, interval).Should(ContainElement(HavePrefix(fmt.Sprintf("WarmupTimedOut: pod %s is not warm after 1m0s, and the rollout goes on", fresh.Name))))

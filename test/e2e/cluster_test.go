@@ -191,10 +191,10 @@ func relatedImageEnv() []string {
 // its webhooks in local mode, the images of relatedImageEnv and env added
 // to its environment (the last value of a variable wins); name keeps its
 // log and webhook certificates apart from other specs'. It reads a warming
-// pod's counters every second, not every 5: the specs' rollouts wait a
+// pod's counters every 250 ms, not every 5 s: the specs' rollouts wait a
 // window or two for each new pod.
 func (c *realCluster) startOperator(ctx context.Context, name, ns string, env ...string) (*operatorproc.Operator, error) {
-	env = append(append(relatedImageEnv(), "WARMUP_INTERVAL=1s"), env...)
+	env = append(append(relatedImageEnv(), "WARMUP_INTERVAL=250ms"), env...)
 	return operatorproc.Start(ctx, operatorproc.Options{
 		Binary:         operatorBinary,
 		Kubeconfig:     c.KubeconfigPath(),
