@@ -107,7 +107,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		tmpl := deploymentOf(Default, mc).Spec.Template
 		p := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: mc.Namespace, Name: name},
-			Spec:       corev1.PodSpec{Containers: tmpl.Spec.Containers},
+			Spec:       corev1.PodSpec{Containers: tmpl.Spec.Containers, Volumes: tmpl.Spec.Volumes},
 		}
 		if hash != "old" {
 			p.Spec.ReadinessGates = tmpl.Spec.ReadinessGates
@@ -249,5 +249,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		Entry("one of a Memcached with pacing None", "PacingOff", []gen.MemcachedOption{func(mc *cachev1.Memcached) {
 			mc.Spec.Rollout = &cachev1.MemcachedRollout{Pacing: cachev1.RolloutPacingNone}
 		}}, "old"),
+		Entry("one that serves TLS, whose counters the operator does not read", "WarmupNotMeasured",
+			[]gen.MemcachedOption{gen.WithTLS("cache-tls")}, "old"),
 	)
 })
