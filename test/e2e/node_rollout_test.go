@@ -94,8 +94,10 @@ var _ = Describe("rollouts paced by warmth on the real node", Ordered, Label(lab
 				p := &corev1.Pod{}
 				g.Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&fresh), p)).To(Succeed())
 				g.Expect(harness.PodReady(p)).To(BeTrue(), "pod %s ready once warm", p.Name)
+				// The operator may judge it while the spec still writes: at
+				// half its peers' median, wherever the refill then is.
 				g.Expect(p.Status.Conditions).To(ContainElement(And(HaveField("Type", controllers.WarmCondition),
-					HaveField("Reason", "PodWarm"), HaveField("Message", HavePrefix(fmt.Sprintf("it holds %d items", refill))))))
+					HaveField("Reason", "PodWarm"), HaveField("Message", MatchRegexp(`^it holds \d+ items, ([5-9]\d|\d{3,})% of its peers' median`)))))
 			}).Should(Succeed())
 			warmed[fresh.UID] = true
 			readers.start(ctx, fresh)
@@ -106,10 +108,12 @@ var _ = Describe("rollouts paced by warmth on the real node", Ordered, Label(lab
 		}
 		eventually(ctx, func(g Gomega) []string {
 			return c.memcachedEvents(ctx, mc)
-		}).Should(HaveEach(MatchRegexp(`^Normal PodWarm: pod warm-\S+ is warm: it holds %d items`, refill)))
+		}).Should(HaveEach(MatchRegexp(`^Normal PodWarm: pod warm-\S+ is warm: it holds \d+ items`)))
 		Expect(c.memcachedEvents(ctx, mc)).To(HaveLen(3), "a PodWarm event for each new pod")
 		Expect(servers.fewest()).To(Equal(3), "fewest addresses of the Service during the rollout")
-		Expect(servers.changes()).To(And(HaveLen(6), HaveEach(MatchRegexp(`^[-+]\S+$`))), "changes of the Service's addresses")
+		// The last old pod leaves the list once it is deleted, a moment
+		// after the Deployment counts it gone.
+		eventually(ctx, servers.changes).Should(And(HaveLen(6), HaveEach(MatchRegexp(`^[-+]\S+$`))), "changes of the Service's addresses")
 	}, SpecTimeout(5*time.Minute))
 })
 
