@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/test/framework/connserver"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
@@ -105,29 +106,15 @@ func TestReadyzRefusesWhatIsNotMemcached(t *testing.T) {
 		"no answer": "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = l.Close() })
-			go func() {
-				for {
-					conn, err := l.Accept()
-					if err != nil {
-						return
-					}
-					go func() {
-						defer func() { _ = conn.Close() }()
-						if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil || answer == "" {
-							// Hold the connection until the client gives up.
-							_, _ = conn.Read(make([]byte, 1))
-							return
-						}
-						_, _ = conn.Write([]byte(answer))
-					}()
+			addr := connserver.Serve(t, nil, func(conn net.Conn) {
+				if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil || answer == "" {
+					// Hold the connection until the client gives up.
+					_, _ = conn.Read(make([]byte, 1))
+					return
 				}
-			}()
-			srv := httptest.NewServer(memcachedtls.ReadinessHandler(l.Addr().String()))
+				_, _ = conn.Write([]byte(answer))
+			})
+			srv := httptest.NewServer(memcachedtls.ReadinessHandler(addr))
 			t.Cleanup(srv.Close)
 			if code, err := get(t.Context(), srv.URL+"/readyz", nil); err != nil || code != http.StatusServiceUnavailable {
 				t.Errorf("GET /readyz: %d, %v; want 503 within the probe's timeout", code, err)

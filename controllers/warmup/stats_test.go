@@ -9,6 +9,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/controllers/warmup"
+	"github.com/example-inc/memcached-operator/test/framework/connserver"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
@@ -55,26 +56,13 @@ func TestReadRefusesWhatIsNotMemcached(t *testing.T) {
 		"no answer":            {"", "i/o timeout"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan struct{})
-			t.Cleanup(func() { close(done); _ = l.Close() })
-			go func() {
-				for {
-					conn, err := l.Accept()
-					if err != nil {
-						return
-					}
-					go func() {
-						defer func() { _ = conn.Close() }()
-						_, _ = conn.Write([]byte(tt.answer))
-						<-done
-					}()
-				}
-			}()
-			_, err = warmup.Read(context.Background(), l.Addr().String(), 500*time.Millisecond)
+			t.Cleanup(func() { close(done) })
+			addr := connserver.Serve(t, nil, func(conn net.Conn) {
+				_, _ = conn.Write([]byte(tt.answer))
+				<-done
+			})
+			_, err := warmup.Read(context.Background(), addr, 500*time.Millisecond)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("Read: %v, want an error with %q", err, tt.wantErr)
 			}

@@ -2,7 +2,10 @@ package tlsprobe
 
 import (
 	"crypto/tls"
+	"net"
 	"testing"
+
+	"github.com/example-inc/memcached-operator/test/framework/connserver"
 )
 
 // Serve answers TLS handshakes configured by cfg on a loopback port until
@@ -15,18 +18,5 @@ func Serve(t testing.TB, cfg *tls.Config) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				_ = conn.(*tls.Conn).Handshake()
-				_ = conn.Close()
-			}()
-		}
-	}()
-	return l.Addr().String()
+	return connserver.Serve(t, l, func(conn net.Conn) { _ = conn.(*tls.Conn).Handshake() })
 }
