@@ -215,6 +215,10 @@ bench-memcached: manifests generate node node-packages ## Only the memcached ben
 bench-memory: manifests generate node node-packages ## Only the memory benchmark: Memcached of 64Mi, 256Mi and 1Gi (and 64Mi with TLS) filled on the real node, the containers' peak memory against their limits (root); fails on an OOM kill, a restart or no eviction; writes docs/bench/memory.json and its section of docs/benchmarks.md.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios memory $(BENCH_ARGS)
 
+.PHONY: bench-rollout
+bench-rollout: manifests generate node node-packages ## Only the rollout benchmark: a size-3 Memcached on the real node rolled under a sharding client, with pacing by warmth and without (root); writes docs/bench/rollout.json, docs/bench/rollout.svg and its section of docs/benchmarks.md.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios rollout $(BENCH_ARGS)
+
 .PHONY: bench-smoke
 bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load and a 64Mi Memcached filled (root); fails if one cannot complete, a memcached is OOM-killed, or a counted target (writes, idle reconciles) is missed.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke

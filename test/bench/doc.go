@@ -14,12 +14,13 @@ machine's load cannot explain.
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
 	go run ./test/bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
 	go run ./test/bench -scenarios memory       # memcached filled to its memory (make bench-memory)
+	go run ./test/bench -scenarios rollout      # a client's hit ratio through rollouts (make bench-rollout)
 	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/*.json
 
-The memcached and memory scenarios run memcached for real, on a real node
-(root); the others measure the operator on a cluster of fake nodes. Each
-has a results file of its own (docs/bench/memcached.json,
-docs/bench/memory.json, docs/bench/results.json) and a generated section of
+The memcached, memory and rollout scenarios run memcached for real, on a
+real node (root); the others measure the operator on a cluster of fake
+nodes. Each has a results file of its own (docs/bench/memcached.json,
+docs/bench/memory.json, docs/bench/rollout.json, docs/bench/results.json) and a generated section of
 docs/benchmarks.md, rewritten by a run that includes it, so that any can be
 published without the others.
 
@@ -72,6 +73,24 @@ First, before the operator is built or any other cluster started:
     reason, and memcached's stats. The scenario fails when a memcached
     was OOM-killed or restarted, or never evicted; the peak within the
     memory request and 10 % under the limit is a target.
+  - rollout: on the same node, the operator (built from this tree, on the
+    host, measuring warmth every --warmup-interval, its default) makes the
+    pods of a Memcached of size 3, once with spec.rollout.pacing Warmth and
+    once with None (-rollout-timeout sets spec.rollout.warmupTimeout). A
+    client (rollout_load.go) lists the ready addresses of the Service's
+    EndpointSlices every 100 ms, what DNS answers for the headless Service;
+    shards -rollout-keys keys over them by rendezvous hashing; stores every
+    key; then reads keys of Zipf popularity (-rollout-zipf) at
+    -rollout-rate gets per second, storing each key it misses, and counts
+    hits per second. After -rollout-steady, a change of maxConnections
+    rolls every pod; the load runs until -rollout-tail after the
+    Deployment runs only new pods, all available. Reported per pacing: the
+    hit ratio before the change, its lowest second after it, the rollout's
+    length, the fewest addresses the client was given and how long each
+    new pod waited, and why (its warm condition); the hit ratio over time
+    is plotted in docs/bench/rollout.svg. The scenario fails when the
+    client was given fewer addresses than pods; the lowest hit ratios'
+    gap is a target.
 
 Then, in this order, on one Memcached set in namespace "bench":
 

@@ -16,6 +16,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -33,7 +34,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("bench: %s and %s rewritten from %s, %s and %s\n", o.doc, o.plot, o.out, o.memcachedOut, o.memoryOut)
+		fmt.Printf("bench: %s, %s and %s rewritten from %s, %s, %s and %s\n", o.doc, o.plot, o.rolloutPlot, o.out, o.memcachedOut, o.memoryOut, o.rolloutOut)
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,10 +55,11 @@ type bench struct {
 	op    *operator
 	track *tracker
 	res   *results
-	// memcachedRes and memoryRes are the memcached and memory scenarios',
-	// which have files of their own.
+	// memcachedRes, memoryRes and rolloutRes are the real node's
+	// scenarios', which have files of their own.
 	memcachedRes *memcachedResults
 	memoryRes    *memoryResults
+	rolloutRes   *rolloutResults
 	// node is the cluster with the real node, while the scenarios that
 	// use it run.
 	node  *realNode
@@ -92,12 +94,20 @@ func run(ctx context.Context, o options) (err error) {
 		if o.memoryOut == "" {
 			o.memoryOut = filepath.Join(dir, "memory.json")
 		}
+		if o.rolloutOut == "" {
+			o.rolloutOut = filepath.Join(dir, "rollout.json")
+		}
+		if o.rolloutPlot == "" {
+			o.rolloutPlot = filepath.Join(dir, "rollout.svg")
+		}
 	}
 	start := time.Now()
 	b := &bench{o: o, dir: dir, res: &results{
-		Command:   "go run ./test/bench " + strings.Join(os.Args[1:], " "),
-		StartedAt: start.UTC().Truncate(time.Second),
-		Machine:   describeMachine(),
+		runInfo: runInfo{
+			Command:   "go run ./test/bench " + strings.Join(os.Args[1:], " "),
+			StartedAt: start.UTC().Truncate(time.Second),
+			Machine:   describeMachine(),
+		},
 		Config: runConfig{
 			Objects: o.n, Size: o.size, ResizeTo: o.resizeTo, UnrelatedPods: o.unrelatedPods,
 			IdleSeconds: o.idle.Seconds(), RSSWindowSeconds: o.rssWindow.Seconds(), RSSRepeats: o.rssRepeats,
@@ -168,8 +178,8 @@ func run(ctx context.Context, o options) (err error) {
 	return nil
 }
 
-// runRealNode runs the scenarios of the real node, memcached then memory,
-// writes their results, and stops the node. It starts the operator's build
+// runRealNode runs the scenarios of the real node, memcached, memory and
+// rollout, writes their results, and stops the node. It starts the operator's build
 // when a later scenario needs it, and returns the scenarios that failed
 // and the wait for the build (nil when none started).
 func (b *bench) runRealNode(ctx context.Context) (failed []string, built func() error, err error) {
@@ -183,13 +193,21 @@ func (b *bench) runRealNode(ctx context.Context) (failed []string, built func() 
 	}
 	// The operator builds while nothing is measured: after the memcached
 	// scenario, whose throughput a build would disturb.
-	if b.o.wants(scenarioMemory) || b.o.controlPlane() {
+	if b.o.wants(scenarioMemory) || b.o.wants(scenarioRollout) || b.o.controlPlane() {
 		built = b.build(ctx)
 	}
 	if b.o.wants(scenarioMemory) {
 		failed = b.runStep(ctx, failed, scenarioMemory, func(ctx context.Context) error { return b.memory(ctx, built) })
 		if b.memoryRes != nil {
 			if err := b.writeMemory(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if b.o.wants(scenarioRollout) {
+		failed = b.runStep(ctx, failed, scenarioRollout, func(ctx context.Context) error { return b.rollout(ctx, built) })
+		if b.rolloutRes != nil {
+			if err := b.writeRollout(); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -309,65 +327,99 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format(time.TimeOnly), fmt.Sprintf(format, args...))
 }
 
-// writeMemcached completes the memcached scenario's results, writes them to
-// their file and their section of the document, and prints their targets.
+// writeMemcached completes the memcached scenario's results and
+// publishes them.
 func (b *bench) writeMemcached() error {
 	r := b.memcachedRes
-	r.Command, r.StartedAt = b.res.Command, b.res.StartedAt
+	b.describeRun(&r.runInfo)
 	r.DurationSeconds = time.Since(b.res.StartedAt).Seconds()
-	r.Machine = b.res.Machine
-	r.Machine.LoadAvgAfter = loadAverage()
 	r.Targets = evaluateMemcachedTargets(r)
-	printTargets(os.Stdout, r.Targets)
-	if err := writeJSON(b.o.memcachedOut, r); err != nil {
-		return fmt.Errorf("writing %s: %w", b.o.memcachedOut, err)
-	}
-	if b.o.doc != "" {
-		if err := updateSection(b.o.doc, memcachedSection, memcachedReport(r)); err != nil {
-			return err
-		}
-	}
-	fmt.Printf("bench: memcached results in %s\n", b.o.memcachedOut)
-	return nil
+	return b.publish(scenarioMemcached, b.o.memcachedOut, r, r.Targets, memcachedSection, memcachedReport(r))
 }
 
-// writeMemory completes the memory scenario's results, writes them to
-// their file and their section of the document, and prints their targets.
+// writeMemory completes the memory scenario's results and publishes them.
 func (b *bench) writeMemory() error {
 	r := b.memoryRes
-	r.Command, r.StartedAt = b.res.Command, b.res.StartedAt
-	r.Machine = b.res.Machine
-	r.Machine.LoadAvgAfter = loadAverage()
+	b.describeRun(&r.runInfo)
 	r.Targets = evaluateMemoryTargets(r)
-	printTargets(os.Stdout, r.Targets)
-	if err := writeJSON(b.o.memoryOut, r); err != nil {
-		return fmt.Errorf("writing %s: %w", b.o.memoryOut, err)
+	return b.publish(scenarioMemory, b.o.memoryOut, r, r.Targets, memorySection, memoryReport(r))
+}
+
+// writeRollout completes the rollout scenario's results, publishes them
+// and draws its plot.
+func (b *bench) writeRollout() error {
+	r := b.rolloutRes
+	b.describeRun(&r.runInfo)
+	r.Targets = evaluateRolloutTargets(r, cachev1.RolloutPacingWarmth, cachev1.RolloutPacingNone)
+	if err := writeRolloutPlot(b.o.rolloutPlot, r); err != nil {
+		return fmt.Errorf("writing %s: %w", b.o.rolloutPlot, err)
+	}
+	return b.publish(scenarioRollout, b.o.rolloutOut, r, r.Targets, rolloutSection, rolloutReport(r))
+}
+
+// describeRun gives a real node's scenario's results the run's command,
+// start and machine, with the load average now; the scenario set their
+// duration.
+func (b *bench) describeRun(r *runInfo) {
+	duration := r.DurationSeconds
+	*r = b.res.runInfo
+	r.DurationSeconds = duration
+	r.Machine.LoadAvgAfter = loadAverage()
+}
+
+// publish prints a real node's scenario's targets and writes its results
+// r to their file and report to their section of the document.
+func (b *bench) publish(name, path string, r any, targets []target, sec section, report string) error {
+	printTargets(os.Stdout, targets)
+	if err := writeJSON(path, r); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if b.o.doc != "" {
-		if err := updateSection(b.o.doc, memorySection, memoryReport(r)); err != nil {
+		if err := updateSection(b.o.doc, sec, report); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("bench: memory results in %s\n", b.o.memoryOut)
+	fmt.Printf("bench: %s results in %s\n", name, path)
 	return nil
 }
 
-// render rewrites the document's sections and the plot from the results
+// render rewrites the document's sections and the plots from the results
 // files.
 func render(o options) error {
-	r, err := readResults(o.out)
+	doc, err := os.ReadFile(o.doc)
 	if err != nil {
 		return err
 	}
-	m := &memcachedResults{}
-	if err := readJSON(o.memcachedOut, m); err != nil {
+	r, roll := &results{}, &rolloutResults{}
+	if err := errors.Join(readJSON(o.out, r), readJSON(o.rolloutOut, roll)); err != nil {
 		return err
 	}
-	mem := &memoryResults{}
-	if err := readJSON(o.memoryOut, mem); err != nil {
+	if doc, err = rendered(doc, o); err != nil {
 		return err
 	}
-	return errors.Join(updateSection(o.doc, controlPlaneSection, report(r)),
-		updateSection(o.doc, memcachedSection, memcachedReport(m)),
-		updateSection(o.doc, memorySection, memoryReport(mem)), writePlot(o.plot, r))
+	return errors.Join(os.WriteFile(o.doc, doc, 0o644), writePlot(o.plot, r), writeRolloutPlot(o.rolloutPlot, roll))
+}
+
+// rendered is doc with every generated section rewritten from its results
+// file.
+func rendered(doc []byte, o options) ([]byte, error) {
+	r, m, mem, roll := &results{}, &memcachedResults{}, &memoryResults{}, &rolloutResults{}
+	if err := errors.Join(readJSON(o.out, r), readJSON(o.memcachedOut, m), readJSON(o.memoryOut, mem), readJSON(o.rolloutOut, roll)); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		sec  section
+		text string
+	}{
+		{controlPlaneSection, report(r)},
+		{memcachedSection, memcachedReport(m)},
+		{memorySection, memoryReport(mem)},
+		{rolloutSection, rolloutReport(roll)},
+	} {
+		var err error
+		if doc, err = s.sec.replace(doc, s.text); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.doc, err)
+		}
+	}
+	return doc, nil
 }

@@ -17,13 +17,14 @@ import (
 
 // Scenario names, in the order they run. memcached runs first, on a
 // real node of its own, before anything else is built or started; memory
-// next, on the same node, with the operator; the floor next, on a cluster
-// of its own. Later scenarios reuse the Memcached set
+// and rollout next, on the same node, with the operator; the floor next,
+// on a cluster of its own. Later scenarios reuse the Memcached set
 // that converge creates, so asking for idle, resize or rss runs converge
 // first.
 const (
 	scenarioMemcached = "memcached"
 	scenarioMemory    = "memory"
+	scenarioRollout   = "rollout"
 	scenarioFloor     = "floor"
 	scenarioConverge  = "converge"
 	scenarioIdle      = "idle"
@@ -33,7 +34,7 @@ const (
 )
 
 func allScenarios() []string {
-	return []string{scenarioMemcached, scenarioMemory, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
+	return []string{scenarioMemcached, scenarioMemory, scenarioRollout, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
 // options are the bench's flags, defaulted and validated in one place.
@@ -77,14 +78,25 @@ type options struct {
 	memoryTLSConnections []int32
 	memoryTurnover       float64
 	memoryLargeFill      float64
+	// rolloutKeys, rolloutZipfS and rolloutRate are the rollout scenario's
+	// load: its key space, the keys' Zipf exponent and the gets per
+	// second; rolloutSteady and rolloutTail how long it runs before the
+	// change and after the rollout; rolloutWarmupTimeout is
+	// spec.rollout.warmupTimeout (0: the default).
+	rolloutKeys          int
+	rolloutZipfS         float64
+	rolloutRate          int
+	rolloutSteady        time.Duration
+	rolloutTail          time.Duration
+	rolloutWarmupTimeout time.Duration
 
 	scenarios []string
 	smoke     bool
 
 	out, plot string
-	// memcachedOut and memoryOut are the memcached and memory scenarios'
-	// results files.
-	memcachedOut, memoryOut string
+	// memcachedOut, memoryOut and rolloutOut are the real node's
+	// scenarios' results files; rolloutPlot the rollout's plot.
+	memcachedOut, memoryOut, rolloutOut, rolloutPlot string
 	// doc is the document whose generated section the results rewrite;
 	// render does only that, from the results file out, and runs nothing.
 	doc     string
@@ -113,6 +125,10 @@ func smokeDefaults() map[string]string {
 		"memory-sizes":     "64Mi",
 		"memory-tls-conns": "",
 		"memory-turnover":  "0.01",
+		"rollout-keys":     "2000",
+		"rollout-steady":   "3s",
+		"rollout-tail":     "3s",
+		"rollout-timeout":  "20s",
 	}
 }
 
@@ -142,15 +158,24 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&memoryTLSConns, "memory-tls-conns", "1024,4096", "comma-separated maxConnections of the Memcached of the first -memory-sizes the memory scenario fills serving TLS (none: empty)")
 	fs.Float64Var(&o.memoryTurnover, "memory-turnover", 0.25, "the memory scenario sends small items until memcached has evicted this share of the items it holds")
 	fs.Float64Var(&o.memoryLargeFill, "memory-large-fill", 1.5, "the memory scenario's large items write this many times spec.memory (at least one per connection)")
+	fs.IntVar(&o.rolloutKeys, "rollout-keys", 20000, "the rollout scenario's key space")
+	fs.Float64Var(&o.rolloutZipfS, "rollout-zipf", 1.01, "the Zipf exponent (> 1) of the rollout scenario's key popularity")
+	fs.IntVar(&o.rolloutRate, "rollout-rate", 1000, "the rollout scenario's gets per second")
+	fs.DurationVar(&o.rolloutSteady, "rollout-steady", 10*time.Second, "how long the rollout scenario's load runs before the change")
+	fs.DurationVar(&o.rolloutTail, "rollout-tail", 20*time.Second, "how long the rollout scenario's load runs after the rollout")
+	fs.DurationVar(&o.rolloutWarmupTimeout, "rollout-timeout", 0, "spec.rollout.warmupTimeout of the rollout scenario's Memcached (0: the API's default)")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
 	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m "+
-		"-memcached-phase 2s -memcached-rounds 1 -memory-sizes 64Mi -memory-tls-conns '' -memory-turnover 0.01 unless set, results and plot in the work directory unless -out/-plot/-memcached-out are set; "+
+		"-memcached-phase 2s -memcached-rounds 1 -memory-sizes 64Mi -memory-tls-conns '' -memory-turnover 0.01 -rollout-keys 2000 -rollout-steady 3s -rollout-tail 3s -rollout-timeout 20s unless set, "+
+		"results and plots in the work directory unless -out/-plot/-memcached-out/-memory-out/-rollout-out/-rollout-plot are set; "+
 		"fails only if a scenario cannot complete or a counted target is missed")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.memcachedOut, "memcached-out", "", "the memcached scenario's results file (default docs/bench/memcached.json; with -smoke, in the work directory)")
 	fs.StringVar(&o.memoryOut, "memory-out", "", "the memory scenario's results file (default docs/bench/memory.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.rolloutOut, "rollout-out", "", "the rollout scenario's results file (default docs/bench/rollout.json; with -smoke, in the work directory)")
+	fs.StringVar(&o.rolloutPlot, "rollout-plot", "", "SVG plot of the rollout scenario's hit ratio over time (default docs/bench/rollout.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.doc, "doc", "", "document whose generated section the results rewrite (default docs/benchmarks.md; none with -smoke)")
-	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated sections and the -plot from the results files -out, -memcached-out and -memory-out")
+	fs.BoolVar(&o.render, "render", false, "run nothing: rewrite -doc's generated sections, -plot and -rollout-plot from the results files -out, -memcached-out, -memory-out and -rollout-out")
 	fs.StringVar(&o.plot, "plot", "", "SVG plot of objects converged over time (default docs/bench/converge.svg; with -smoke, in the work directory)")
 	fs.StringVar(&o.binDir, "bin-dir", repo.ControlPlaneDir(), "control-plane binaries: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok")
 	fs.StringVar(&o.workDir, "workdir", "", "directory for the cluster, operator binary, logs and audit log (default a new temporary directory)")
@@ -208,6 +233,12 @@ func parseOptions(args []string) (options, error) {
 		if o.memoryOut == "" {
 			o.memoryOut = filepath.Join(repo.Root(), "docs", "bench", "memory.json")
 		}
+		if o.rolloutOut == "" {
+			o.rolloutOut = filepath.Join(repo.Root(), "docs", "bench", "rollout.json")
+		}
+		if o.rolloutPlot == "" {
+			o.rolloutPlot = filepath.Join(repo.Root(), "docs", "bench", "rollout.svg")
+		}
 		if o.doc == "" {
 			o.doc = filepath.Join(repo.Root(), "docs", "benchmarks.md")
 		}
@@ -232,6 +263,27 @@ func (o options) validate() error {
 	if o.idle <= 0 || o.rssWindow <= 0 || o.webhookDuration <= 0 || o.waitTimeout <= 0 {
 		errs = append(errs, errors.New("-idle, -rss-window, -webhook-duration and -wait-timeout must be positive"))
 	}
+	errs = append(errs, o.realNodeErrors()...)
+	if o.rssRepeats < 1 {
+		errs = append(errs, fmt.Errorf("-rss-repeats must be at least 1, got %d", o.rssRepeats))
+	}
+	if o.webhookRate < 1 {
+		errs = append(errs, fmt.Errorf("-webhook-rate must be at least 1, got %d", o.webhookRate))
+	}
+	if len(o.scenarios) == 0 {
+		errs = append(errs, errors.New("-scenarios is empty"))
+	}
+	for _, s := range o.scenarios {
+		if !slices.Contains(allScenarios(), s) {
+			errs = append(errs, fmt.Errorf("unknown scenario %q: want some of %s", s, strings.Join(allScenarios(), ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// realNodeErrors are the problems of the real node's scenarios' options.
+func (o options) realNodeErrors() []error {
+	var errs []error
 	if o.memcachedPhase <= 0 || o.memcachedRounds < 1 || o.memcachedConnections < 1 {
 		errs = append(errs, fmt.Errorf("-memcached-phase (%s), -memcached-rounds (%d) and -memcached-connections (%d) must be positive",
 			o.memcachedPhase, o.memcachedRounds, o.memcachedConnections))
@@ -250,21 +302,11 @@ func (o options) validate() error {
 	if o.memoryTurnover <= 0 || o.memoryLargeFill <= 0 {
 		errs = append(errs, fmt.Errorf("-memory-turnover (%g) and -memory-large-fill (%g) must be positive", o.memoryTurnover, o.memoryLargeFill))
 	}
-	if o.rssRepeats < 1 {
-		errs = append(errs, fmt.Errorf("-rss-repeats must be at least 1, got %d", o.rssRepeats))
+	if o.rolloutKeys < 2 || o.rolloutZipfS <= 1 || o.rolloutRate < 1 || o.rolloutSteady <= 0 || o.rolloutTail <= 0 || o.rolloutWarmupTimeout < 0 {
+		errs = append(errs, fmt.Errorf("-rollout-keys (%d) must be at least 2, -rollout-zipf (%g) above 1, -rollout-rate (%d), -rollout-steady (%s) and -rollout-tail (%s) positive, -rollout-timeout (%s) not negative",
+			o.rolloutKeys, o.rolloutZipfS, o.rolloutRate, o.rolloutSteady, o.rolloutTail, o.rolloutWarmupTimeout))
 	}
-	if o.webhookRate < 1 {
-		errs = append(errs, fmt.Errorf("-webhook-rate must be at least 1, got %d", o.webhookRate))
-	}
-	if len(o.scenarios) == 0 {
-		errs = append(errs, errors.New("-scenarios is empty"))
-	}
-	for _, s := range o.scenarios {
-		if !slices.Contains(allScenarios(), s) {
-			errs = append(errs, fmt.Errorf("unknown scenario %q: want some of %s", s, strings.Join(allScenarios(), ", ")))
-		}
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // wants reports whether scenario s runs: asked for, or needed by one that
@@ -282,9 +324,11 @@ func (o options) wants(s string) bool {
 }
 
 // controlPlane reports whether a scenario of the control plane's cluster
-// runs: any but memcached and memory, which run on the real node.
+// runs: any but memcached, memory and rollout, which run on the real node.
 func (o options) controlPlane() bool {
-	return slices.ContainsFunc(o.scenarios, func(s string) bool { return s != scenarioMemcached && s != scenarioMemory })
+	return slices.ContainsFunc(o.scenarios, func(s string) bool {
+		return s != scenarioMemcached && s != scenarioMemory && s != scenarioRollout
+	})
 }
 
 // maxPods is the most pods the run puts on the cluster at once: the

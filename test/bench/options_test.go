@@ -50,4 +50,14 @@ func TestScenarioDependencies(t *testing.T) {
 	if o, _ := parseOptions([]string{"-smoke"}); !o.controlPlane() || !o.wants(scenarioMemcached) || o.memcachedPhase != 2*time.Second {
 		t.Errorf("a smoke run should run every scenario, memcached for 2s a phase (got %s)", o.memcachedPhase)
 	}
+	// rollout, on the real node, bounds each pod's wait in a smoke run.
+	if o, _ := parseOptions([]string{"-scenarios", "rollout"}); o.controlPlane() || o.rolloutWarmupTimeout != 0 {
+		t.Errorf("rollout alone should run without the control plane's scenarios, with the API's warm-up timeout (got %s)", o.rolloutWarmupTimeout)
+	}
+	if o, _ := parseOptions([]string{"-smoke"}); !o.wants(scenarioRollout) || o.rolloutWarmupTimeout != 20*time.Second {
+		t.Errorf("a smoke run should roll with a warm-up timeout of 20s (got %s)", o.rolloutWarmupTimeout)
+	}
+	if _, err := parseOptions([]string{"-rollout-zipf", "1"}); err == nil {
+		t.Error("a Zipf exponent of 1 should be refused")
+	}
 }

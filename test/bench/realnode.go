@@ -19,11 +19,12 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
-// realNode is the local cluster with the real node that the memcached and
-// memory scenarios share: it starts once, for the first of them, and stops
+// realNode is the local cluster with the real node that the memcached,
+// memory and rollout scenarios share: it starts once, for the first of them, and stops
 // after the last, before the control plane's scenarios start theirs.
 type realNode struct {
 	cluster *localcluster.Cluster
@@ -74,6 +75,24 @@ func (b *bench) realNode(ctx context.Context) (*realNode, error) {
 	return node, nil
 }
 
+// realNodeOperator starts the operator built for the bench against the
+// real node's cluster, watching namespace, serving its webhooks as make run
+// does, with the node's images and env added; its log and certificates go
+// in dir.
+func (b *bench) realNodeOperator(ctx context.Context, node *realNode, dir, namespace string, env []string) (*operatorproc.Operator, error) {
+	op, err := operatorproc.Start(ctx, operatorproc.Options{
+		Binary: b.bin, Kubeconfig: node.cluster.KubeconfigPath(), LogPath: filepath.Join(dir, "operator.log"),
+		Webhooks: operatorproc.WebhooksLocal, WebhookCertDir: filepath.Join(dir, "webhook-certs"),
+		WatchNamespace: namespace,
+		Env: append([]string{"RELATED_IMAGE_MEMCACHED=" + images.MemcachedTag, "RELATED_IMAGE_MEMCACHED_EXPORTER=" + images.MemcachedExporterTag},
+			env...),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the operator: %w", err)
+	}
+	return op, nil
+}
+
 // stopRealNode stops the real node's cluster, if it runs.
 func (b *bench) stopRealNode() error {
 	if b.node == nil {
@@ -99,7 +118,7 @@ func realNodeClient(ctx context.Context, cluster *localcluster.Cluster) (client.
 	}); err != nil {
 		return nil, fmt.Errorf("installing the CRD: %w", err)
 	}
-	for _, ns := range []string{memcachedNamespace, memoryNamespace} {
+	for _, ns := range []string{memcachedNamespace, memoryNamespace, rolloutNamespace} {
 		err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, err

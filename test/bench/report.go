@@ -29,12 +29,6 @@ var (
 	}
 )
 
-// readResults reads a results file.
-func readResults(path string) (*results, error) {
-	r := &results{}
-	return r, readJSON(path, r)
-}
-
 // readJSON reads the results file at path into v.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)

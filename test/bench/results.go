@@ -12,15 +12,29 @@ import (
 	"time"
 )
 
+// runInfo is what every results file says first: the run that wrote it.
+type runInfo struct {
+	Command         string    `json:"command"`
+	StartedAt       time.Time `json:"startedAt"`
+	DurationSeconds float64   `json:"durationSeconds"`
+	Machine         machine   `json:"machine"`
+}
+
+// caseResults is what a scenario that runs cases alike writes: the run,
+// Config the same for every case, each case, and the targets.
+type caseResults[C, K any] struct {
+	runInfo
+	Config  C        `json:"config"`
+	Cases   []K      `json:"cases"`
+	Targets []target `json:"targets"`
+}
+
 // results is what -out holds. Durations are seconds, memory bytes.
 type results struct {
-	Command         string          `json:"command"`
-	StartedAt       time.Time       `json:"startedAt"`
-	DurationSeconds float64         `json:"durationSeconds"`
-	Machine         machine         `json:"machine"`
-	Config          runConfig       `json:"config"`
-	Scenarios       scenarioResults `json:"scenarios"`
-	Targets         []target        `json:"targets"`
+	runInfo
+	Config    runConfig       `json:"config"`
+	Scenarios scenarioResults `json:"scenarios"`
+	Targets   []target        `json:"targets"`
 }
 
 type runConfig struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -22,11 +21,8 @@ const (
 // because it needs root and the real node and is published by a run of its
 // own (make bench-memcached), which must not drop the others' figures.
 type memcachedResults struct {
-	Command         string          `json:"command"`
-	StartedAt       time.Time       `json:"startedAt"`
-	DurationSeconds float64         `json:"durationSeconds"`
-	Machine         machine         `json:"machine"`
-	Config          memcachedConfig `json:"config"`
+	runInfo
+	Config memcachedConfig `json:"config"`
 	// Host is the memcached on the host, with no cgroup limit; Pods the
 	// pods, the operator's defaults first.
 	Host    memcachedFigures `json:"host"`

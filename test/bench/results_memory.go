@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
 // headroomTarget is the share of its memory limit a filled memcached must
@@ -15,15 +14,7 @@ const headroomTarget = 0.10
 // memoryResults is what -memory-out holds: the memory scenario's run, in a
 // file of its own, as it needs root and the real node and is published by
 // a run of its own (make bench-memory).
-type memoryResults struct {
-	Command         string       `json:"command"`
-	StartedAt       time.Time    `json:"startedAt"`
-	DurationSeconds float64      `json:"durationSeconds"`
-	Machine         machine      `json:"machine"`
-	Config          memoryConfig `json:"config"`
-	Cases           []memoryCase `json:"cases"`
-	Targets         []target     `json:"targets"`
-}
+type memoryResults = caseResults[memoryConfig, memoryCase]
 
 // memoryConfig is the load, the same for every case.
 type memoryConfig struct {

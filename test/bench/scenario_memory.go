@@ -20,7 +20,6 @@ import (
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/pki"
 )
 
@@ -127,7 +126,7 @@ func (b *bench) memory(ctx context.Context, built func() error) error {
 		return err
 	}
 	fills := b.o.memoryFills()
-	env := []string{"RELATED_IMAGE_MEMCACHED=" + images.MemcachedTag, "RELATED_IMAGE_MEMCACHED_EXPORTER=" + images.MemcachedExporterTag}
+	var env []string
 	if slices.ContainsFunc(fills, func(f memoryFill) bool { return f.tls }) {
 		img, err := images.TLSReloader(ctx, filepath.Join(dir, "images"), images.TLSReloaderTag)
 		if err != nil {
@@ -141,13 +140,9 @@ func (b *bench) memory(ctx context.Context, built func() error) error {
 	if err := built(); err != nil {
 		return err
 	}
-	op, err := operatorproc.Start(ctx, operatorproc.Options{
-		Binary: b.bin, Kubeconfig: node.cluster.KubeconfigPath(), LogPath: filepath.Join(dir, "operator.log"),
-		Webhooks: operatorproc.WebhooksLocal, WebhookCertDir: filepath.Join(dir, "webhook-certs"),
-		WatchNamespace: memoryNamespace, Env: env,
-	})
+	op, err := b.realNodeOperator(ctx, node, dir, memoryNamespace, env)
 	if err != nil {
-		return fmt.Errorf("starting the operator: %w", err)
+		return err
 	}
 	defer func() { _ = op.Stop(30 * time.Second) }()
 	progress("memory: operator serving after %.1fs; filling %d Memcached", time.Since(start).Seconds(), len(fills))

@@ -99,3 +99,8 @@ func WithIssuer(kind, name string) MemcachedOption {
 func WithMonitoring(enabled bool) MemcachedOption {
 	return func(mc *cachev1.Memcached) { mc.Spec.Monitoring = &cachev1.MemcachedMonitoring{Enabled: enabled} }
 }
+
+// WithRollout sets spec.rollout.
+func WithRollout(r cachev1.MemcachedRollout) MemcachedOption {
+	return func(mc *cachev1.Memcached) { mc.Spec.Rollout = &r }
+}
