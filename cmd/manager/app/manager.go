@@ -50,9 +50,7 @@ func run(o options) error {
 // serve runs the manager against the API server cfg points at until ctx is
 // done, draining its webhooks once stopping says so.
 func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Drain) error {
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
-	cfg.Proxy = proxyenv.ClientProxy()
+	cfg = apiClientConfig(o, cfg)
 
 	// Made before the manager, so that a missing or bad certificate stops
 	// the operator at once.
@@ -111,6 +109,19 @@ func serve(ctx context.Context, o options, cfg *rest.Config, stopping *drain.Dra
 type serverTLS struct {
 	metricsCerts, webhookCerts certs.Source
 	serving                    *tlsprofile.Serving
+}
+
+// apiClientConfig is cfg as the manager's API client uses it: its limits,
+// the proxy the operator was given, and no compression. Watch events and
+// lists come from an API server on the cluster's own network, where
+// gzipping them costs both sides CPU and saves nothing worth it, as
+// kube-controller-manager and kube-scheduler decided (kubernetes#80919).
+func apiClientConfig(o options, cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	cfg.Proxy = proxyenv.ClientProxy()
+	cfg.DisableCompression = true
+	return cfg
 }
 
 // newManager makes the manager and its servers: metrics, webhooks (drained
