@@ -204,7 +204,7 @@ fuzz-build: ## Compile every fuzz target's instrumented test binary, running not
 	hack/fuzz.sh --build
 
 .PHONY: bench
-bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, and filled to its memory (root), then N=1000 Memcached and 10k unrelated pods on a local cluster; writes docs/bench and docs/benchmarks.md's results.
+bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, filled to its memory, and rolled under a sharding client (root), then N=1000 Memcached and 10k unrelated pods on a local cluster; writes docs/bench and docs/benchmarks.md's results.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-memcached
@@ -220,7 +220,7 @@ bench-rollout: manifests generate node node-packages ## Only the rollout benchma
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios rollout $(BENCH_ARGS)
 
 .PHONY: bench-smoke
-bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load and a 64Mi Memcached filled (root); fails if one cannot complete, a memcached is OOM-killed, or a counted target (writes, idle reconciles) is missed.
+bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load, a 64Mi Memcached filled and a size-3 one rolled over 2,000 keys (root); fails if one cannot complete, a memcached is OOM-killed, a client is given fewer addresses than pods, or a counted target (writes, idle reconciles) is missed.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
 
 .PHONY: lint

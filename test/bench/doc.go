@@ -9,8 +9,8 @@ complete. The targets get a verdict computed here; a smoke run
 also fails on a missed counted target (writes, idle reconciles), which the
 machine's load cannot explain.
 
-	go run ./test/bench -n 1000                 # the published figures (~20 min)
-	go run ./test/bench -smoke                  # CI: every scenario, small, ~2 min
+	go run ./test/bench -n 1000                 # the published figures
+	go run ./test/bench -smoke                  # CI: every scenario, small
 	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
 	go run ./test/bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
 	go run ./test/bench -scenarios memory       # memcached filled to its memory (make bench-memory)

@@ -110,7 +110,7 @@ type options struct {
 }
 
 // smokeDefaults are what -smoke changes, unless a flag sets them: a run
-// that exercises every scenario in about two minutes, for CI.
+// that exercises every scenario, small, for CI.
 func smokeDefaults() map[string]string {
 	return map[string]string{
 		"n":                "20",
