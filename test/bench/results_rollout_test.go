@@ -9,7 +9,7 @@ func TestRolloutCaseFigures(t *testing.T) {
 	c := rolloutCase{
 		ChangedAt: 2, DoneAt: 4,
 		Buckets: []hitBucket{
-			{Gets: 100, Hits: 100}, {Gets: 100, Hits: 98},
+			{Gets: 100, Hits: 50}, {Gets: 100, Hits: 98},
 			{Gets: 100, Hits: 60, Errors: 5}, {Gets: 100, Hits: 80}, {Gets: 100, Hits: 90}, {},
 		},
 		Servers: []serverList{
@@ -19,13 +19,14 @@ func TestRolloutCaseFigures(t *testing.T) {
 			{At: 3.5, Addresses: []string{"b", "c", "e"}},
 		},
 	}
-	if got := c.span(1, 0, c.ChangedAt); got != (hitBucket{Gets: 200, Hits: 198}) {
+	if got := c.span(1, 0, c.ChangedAt); got != (hitBucket{Gets: 200, Hits: 148}) {
 		t.Errorf("before the change: %+v", got)
 	}
 	if got := c.span(1, c.ChangedAt, c.DoneAt); got != (hitBucket{Gets: 200, Hits: 140, Errors: 5}) {
 		t.Errorf("during the rollout: %+v", got)
 	}
-	// The empty bucket at the end says nothing.
+	// Neither the low bucket before the change nor the empty one at the
+	// end counts.
 	if ratio, at := c.lowest(1, 1); ratio != 60 || at != 0 {
 		t.Errorf("lowest over 1 s = %v at %v, want 60 at 0", ratio, at)
 	}
