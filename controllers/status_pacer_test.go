@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -101,4 +102,45 @@ func TestDefaultProgressPacing(t *testing.T) {
 			t.Errorf("progress written at %s and again at %s, %s apart: want at least 10s", writes[i-1], writes[i], gap)
 		}
 	}
+}
+
+// TestProgressPacingUnderLoad: while more Memcached progress at once than
+// progressWritesPerInterval, each one's progress waits longer, so that
+// their progress writes together stay at that many per interval; as they
+// settle, the interval shrinks back.
+func TestProgressPacingUnderLoad(t *testing.T) {
+	const interval = 10 * time.Second
+	clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+	p := newStatusPacer(interval, clk)
+	key := func(i int) types.NamespacedName {
+		return types.NamespacedName{Namespace: "ns", Name: fmt.Sprintf("mc-%d", i)}
+	}
+	check := func(i int, want time.Duration) {
+		t.Helper()
+		if got := p.wait(key(i), false); got != want {
+			t.Fatalf("%d progressing: wait(%s) = %s, want %s", len(p.since), key(i).Name, got, want)
+		}
+	}
+	for i := range progressWritesPerInterval {
+		check(i, interval)
+	}
+	// 21 progressing: 21/20 of the interval; 100: five times.
+	check(progressWritesPerInterval, interval*21/20)
+	for i := progressWritesPerInterval + 1; i < 99; i++ {
+		p.wait(key(i), false)
+	}
+	check(99, 5*interval)
+	clk.SetTime(clk.Now().Add(interval))
+	check(0, 4*interval)
+	clk.SetTime(clk.Now().Add(4 * interval))
+	check(0, 0)
+	// All but 20 settle: the others' progress is written every interval again.
+	for i := progressWritesPerInterval; i < 100; i++ {
+		if got := p.wait(key(i), true); got != 0 {
+			t.Fatalf("settled %s waits %s", key(i).Name, got)
+		}
+	}
+	clk.SetTime(clk.Now().Add(interval))
+	check(0, 0)
+	check(1, 0)
 }
