@@ -45,7 +45,7 @@ func (b *bench) converge(ctx context.Context) error {
 	b.res.Scenarios.Converge = r
 	b.table.row(scenarioConverge, n, r.ConvergeSeconds, r.OperatorCPUSeconds, r.OperatorPeakRSSBytes, r.Writes.total(),
 		fmt.Sprintf("writes/CR %.2f (%.2f without events; target <= %d); per CR p50 %.1fs p99 %.1fs",
-			r.WritesPerObject, r.WritesPerObjectWithoutEvents, ownedObjects+2, r.PerObject.P50, r.PerObject.P99))
+			r.WritesPerObject, r.WritesPerObjectWithoutEvents, ownedObjects+extraWritesPerObject, r.PerObject.P50, r.PerObject.P99))
 	return nil
 }
 
