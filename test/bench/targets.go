@@ -17,8 +17,9 @@ const (
 	floorRatioTarget = 1.1
 	// cpuPerObjectTarget and peakRSSTarget are the Operator SDK's Go
 	// sample's figures for the same converge on this kind of machine
-	// (5.1-6.8 ms of CPU per Memcached, so 1.5x is 10 ms; 71-72 MiB).
-	cpuPerObjectTarget = 0.010
+	// (5.1-6.8 ms of CPU per Memcached, for one object each; 71-72 MiB),
+	// which issue #42 asks the operator to meet.
+	cpuPerObjectTarget = 0.007
 	peakRSSTarget      = 72 << 20
 	// serialRatioTarget bounds a serial creation through both webhooks
 	// over the same with none.
@@ -40,7 +41,7 @@ func evaluateTargets(r *results) []target {
 			Counted: true,
 		}, target{
 			Name:   "operator CPU per Memcached while creating",
-			Target: fmt.Sprintf("<= %.0f ms (1.5x the SDK sample's)", cpuPerObjectTarget*1e3),
+			Target: fmt.Sprintf("<= %.0f ms (the SDK sample's)", cpuPerObjectTarget*1e3),
 			Value:  fmt.Sprintf("%.1f ms", 1e3*c.OperatorCPUSeconds/float64(c.Objects)),
 			Met:    c.OperatorCPUSeconds/float64(c.Objects) <= cpuPerObjectTarget,
 		}, target{
