@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/go-logr/logr"
@@ -195,10 +194,7 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		// empty status now would be one more API write per Memcached.
 		changed = false
 	}
-	var wait time.Duration
-	if changed {
-		wait = r.pacer.wait(req.NamespacedName, urgent(mc.Status, st))
-	}
+	wait := r.pacer.wait(req.NamespacedName, changed, urgent(mc.Status, st))
 	log.FromContext(ctx).V(1).Info("reconciled", "readyReplicas", st.ReadyReplicas, "nodes", len(st.Nodes),
 		"statusChanged", changed, "statusHeldFor", wait)
 	if wait > 0 {

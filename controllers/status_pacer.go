@@ -42,12 +42,14 @@ func newStatusPacer(interval time.Duration, c clock.PassiveClock) *statusPacer {
 	return &statusPacer{interval: interval, clock: c, since: map[types.NamespacedName]time.Time{}}
 }
 
-// wait is how long a changed status of key should wait before it is
-// written: zero means write now.
-func (p *statusPacer) wait(key types.NamespacedName, settled bool) time.Duration {
+// wait is how long a status of key should wait before it is written: zero
+// means write now when it changed. An unchanged status holds nothing back, so
+// key no longer counts among the Memcached progressing: its progress came
+// back to what is stored.
+func (p *statusPacer) wait(key types.NamespacedName, changed, settled bool) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if settled {
+	if !changed || settled {
 		delete(p.since, key)
 		return 0
 	}

@@ -18,8 +18,10 @@ func TestStatusPacer(t *testing.T) {
 		advance time.Duration
 		key     types.NamespacedName
 		settled bool
-		forget  bool
-		want    time.Duration
+		// unchanged: the status the reconcile computed is the stored one.
+		unchanged bool
+		forget    bool
+		want      time.Duration
 	}
 	tests := []struct {
 		name  string
@@ -48,6 +50,11 @@ func TestStatusPacer(t *testing.T) {
 			{advance: 5 * time.Second, key: b, want: interval},
 			{advance: 5 * time.Second, key: a, want: 0},
 		}},
+		{"an unchanged status lets go of what was held", []step{
+			{key: a, want: interval},
+			{advance: 9 * time.Second, key: a, unchanged: true, want: 0},
+			{advance: time.Second, key: a, want: interval},
+		}},
 		{"a forgotten object starts over", []step{
 			{key: a, want: interval},
 			{advance: 9 * time.Second, key: a, forget: true},
@@ -64,7 +71,7 @@ func TestStatusPacer(t *testing.T) {
 					p.forget(s.key)
 					continue
 				}
-				if got := p.wait(s.key, s.settled); got != s.want {
+				if got := p.wait(s.key, !s.unchanged, s.settled); got != s.want {
 					t.Fatalf("step %d: wait(%s, settled=%v) = %s, want %s", i, s.key.Name, s.settled, got, s.want)
 				}
 			}
@@ -90,7 +97,7 @@ func TestDefaultProgressPacing(t *testing.T) {
 	var writes []time.Duration
 	for at := time.Duration(0); at <= 2*time.Minute; at += 500 * time.Millisecond {
 		clk.SetTime(start.Add(at))
-		if p.wait(key, false) == 0 {
+		if p.wait(key, true, false) == 0 {
 			writes = append(writes, at)
 		}
 	}
@@ -117,7 +124,7 @@ func TestProgressPacingUnderLoad(t *testing.T) {
 	}
 	check := func(i int, want time.Duration) {
 		t.Helper()
-		if got := p.wait(key(i), false); got != want {
+		if got := p.wait(key(i), true, false); got != want {
 			t.Fatalf("%d progressing: wait(%s) = %s, want %s", len(p.since), key(i).Name, got, want)
 		}
 	}
@@ -127,16 +134,17 @@ func TestProgressPacingUnderLoad(t *testing.T) {
 	// 21 progressing: 21/20 of the interval; 100: five times.
 	check(progressWritesPerInterval, interval*21/20)
 	for i := progressWritesPerInterval + 1; i < 99; i++ {
-		p.wait(key(i), false)
+		p.wait(key(i), true, false)
 	}
 	check(99, 5*interval)
 	clk.SetTime(clk.Now().Add(interval))
 	check(0, 4*interval)
 	clk.SetTime(clk.Now().Add(4 * interval))
 	check(0, 0)
-	// All but 20 settle: the others' progress is written every interval again.
+	// All but 20 settle, or come back to their stored status: the others'
+	// progress is written every interval again.
 	for i := progressWritesPerInterval; i < 100; i++ {
-		if got := p.wait(key(i), true); got != 0 {
+		if got := p.wait(key(i), i%2 == 0, true); got != 0 {
 			t.Fatalf("settled %s waits %s", key(i).Name, got)
 		}
 	}
