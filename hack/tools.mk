@@ -57,8 +57,10 @@ CRANE_VERSION ?= v0.22.1
 # The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
 # OPM_VERSION, OLM_VERSION, PREFLIGHT_VERSION, K8S_VERSION, ETCD_VERSION,
 # CONTAINERD_VERSION or COREDNS_VERSION needs the matching wrapper module's
-# go.mod too (hack/tools/<tool>; opm, OLM and preflight are required by
-# hack/tools/kubernetes), or the build stops with a message.
+# go.mod too (hack/tools/operator-sdk, and hack/tools/kubernetes for all the
+# others), or the build stops with a message. hack/tools/kubernetes and the
+# project's go.mod build the modules they share at one version (make verify
+# checks it: hack/shared-modules.sh).
 OPERATOR_SDK_VERSION ?= v1.31.0
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.38.0
@@ -87,12 +89,11 @@ ETCD ?= $(CONTROL_PLANE_DIR)/etcd
 KWOK ?= $(CONTROL_PLANE_DIR)/kwok
 KWOK_STAGES ?= $(CONTROL_PLANE_DIR)/kwok-stages.yaml
 
-## The real node (make test-e2e, LOCAL_CLUSTER_NODE=real): kubelet and
-## kube-proxy from hack/tools/kubernetes, containerd, its runc shim and ctr
-## from hack/tools/containerd, the cluster's DNS server from
-## hack/tools/coredns, next to the control plane; the rest from Debian
-## (make node-packages).
-CONTAINERD_VERSION ?= v2.2.9
+## The real node (make test-e2e, LOCAL_CLUSTER_NODE=real): kubelet,
+## kube-proxy and the cluster's DNS server from hack/tools/kubernetes,
+## containerd with its runc shim and ctr from hack/tools/containerd, next to
+## the control plane; the rest from Debian (make node-packages).
+CONTAINERD_VERSION ?= v2.4.2
 COREDNS_VERSION ?= v1.15.0
 KUBELET ?= $(CONTROL_PLANE_DIR)/kubelet
 KUBE_PROXY ?= $(CONTROL_PLANE_DIR)/kube-proxy
@@ -153,9 +154,12 @@ $(KUSTOMIZE): .tools-check | $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
 .PHONY: controller-gen
-controller-gen: $(CONTROLLER_GEN) ## Build controller-gen into bin/ from the module proxy if necessary.
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen into bin/ from hack/tools/kubernetes if necessary.
+# From the Kubernetes wrapper module, with the control plane's libraries: it
+# compiles only what they do not share. The version it writes into the CRDs
+# is set, as the main module is the wrapper's.
 $(CONTROLLER_GEN): .tools-check | $(LOCALBIN)
-	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+	$(call go-build-tool,$(CONTROLLER_GEN),kubernetes,sigs.k8s.io/controller-tools,$(CONTROLLER_TOOLS_VERSION),sigs.k8s.io/controller-tools/cmd/controller-gen,,,-s -w -X sigs.k8s.io/controller-tools/pkg/version.version=$(CONTROLLER_TOOLS_VERSION))
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint into bin/ from the module proxy if necessary.
@@ -176,11 +180,12 @@ $(CRANE): .tools-check | $(LOCALBIN)
 
 # promtool checks and unit-tests the alerting rules (make test). Built without
 # Prometheus's service discoveries (remove_all_sd), which promtool's rule
-# commands never use: 250 fewer packages, the cloud SDKs among them.
+# commands never use: 250 fewer packages, the cloud SDKs among them. From the
+# Kubernetes wrapper module, as controller-gen.
 .PHONY: promtool
-promtool: $(PROMTOOL) ## Build promtool into bin/ from the module proxy if necessary.
+promtool: $(PROMTOOL) ## Build promtool into bin/ from hack/tools/kubernetes if necessary.
 $(PROMTOOL): .tools-check | $(LOCALBIN)
-	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION),-trimpath -tags remove_all_sd -ldflags '-s -w')
+	$(call go-build-tool,$(PROMTOOL),kubernetes,github.com/prometheus/prometheus,$(PROMTOOL_VERSION),github.com/prometheus/prometheus/cmd/promtool,,remove_all_sd,-s -w)
 
 # operator-sdk cannot be `go install`ed (replace directives; the proxy lists no
 # versions). hack/tools/operator-sdk is its own go.mod renamed, with x/tools
@@ -256,8 +261,8 @@ $(PREFLIGHT): $(PREFLIGHT)-$(PREFLIGHT_VERSION)
 	@ln -sfn "$(notdir $<)" "$@"
 
 # The control plane: kube-apiserver, kube-controller-manager, kube-scheduler and
-# kubectl from hack/tools/kubernetes (k8s.io/kubernetes cannot be `go install`ed),
-# etcd from hack/tools/etcd, kwok from the proxy, and the kwok Stages that make
+# kubectl, etcd and kwok from hack/tools/kubernetes (k8s.io/kubernetes cannot be
+# `go install`ed), and the kwok Stages that make
 # pods Running and Ready on fake nodes. Point KUBEBUILDER_ASSETS at
 # $(CONTROL_PLANE_DIR).
 K8S_VERSION_MAJOR = $(word 1,$(subst ., ,$(K8S_VERSION)))
@@ -298,17 +303,17 @@ $(KUBE_APISERVER) $(KUBE_CONTROLLER_MANAGER) $(KUBE_SCHEDULER) $(CONTROL_PLANE_K
 $(KUBECTL): $(CONTROL_PLANE_KUBECTL) .tools-check | $(LOCALBIN)
 	@[ "$$(realpath -- "$@" 2>/dev/null)" = "$$(realpath -- "$(CONTROL_PLANE_KUBECTL)")" ] || ln -sfn "$(CONTROL_PLANE_KUBECTL)" "$@"
 
-# etcd and kwok are rebuilt when their --version is not the pinned one.
+# etcd and kwok are rebuilt when their --version is not the pinned one. Both
+# come from the Kubernetes wrapper module, with the control plane's libraries
+# and build flags: each then compiles only the packages the control plane
+# does not have.
 $(ETCD): .tools-check | $(CONTROL_PLANE_DIR)
-	@set -e; if [ -x "$@" ] && "$@" --version 2>/dev/null | grep -x "etcd Version: $(ETCD_VERSION:v%=%)" >/dev/null; then exit 0; fi; \
-	cd "$(TOOLS_MODULES_DIR)/etcd"; \
+	@$(call kubernetes-module-lock); \
+	if [ -x "$@" ] && "$@" --version 2>/dev/null | grep -x "etcd Version: $(ETCD_VERSION:v%=%)" >/dev/null; then exit 0; fi; \
 	$(call check-wrapper-version,go.etcd.io/etcd/server/v3,$(ETCD_VERSION)); \
 	echo "Building etcd $(ETCD_VERSION) into $(CONTROL_PLANE_DIR)"; \
 	$(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" go.etcd.io/etcd/server/v3
 
-# kwok comes from the Kubernetes wrapper module, with the control plane's
-# libraries and build flags, and after it: it then compiles only the packages
-# the control plane does not have, not a Kubernetes of its release's versions.
 $(KWOK): .tools-check | $(KUBE_APISERVER) $(CONTROL_PLANE_DIR)
 	@$(call kubernetes-module-lock); \
 	if [ -x "$@" ] && "$@" --version 2>/dev/null | grep "^kwok version $(KWOK_VERSION) " >/dev/null; then exit 0; fi; \
@@ -342,29 +347,33 @@ $(KUBELET) $(KUBE_PROXY) &: | $(CONTROL_PLANE_DIR)
 	$(TOOLS_GO) build -mod=mod -trimpath -ldflags "$(K8S_VERSION_LDFLAGS)" -o "$(abspath $(CONTROL_PLANE_DIR))/" $$pkgs
 
 # containerd, the shim and ctr, rebuilt together when containerd's --version
-# is not the pinned one. No btrfs snapshotter: it needs cgo
-# headers this machine has no use for.
+# is not the pinned one. Its own wrapper module: containerd 2.4 (the first for
+# Kubernetes 1.37's CRI) needs a containerd API that opm's containerd 1.7 does
+# not build with. Built with cgo, as the control plane, and with the
+# project's versions of what they share (hack/shared-modules.sh), so that it
+# compiles only its own packages. No btrfs snapshotter: it needs cgo headers
+# this machine has no use for.
 CONTAINERD_MODULE := github.com/containerd/containerd/v2
 $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
-	@set -e; if [ -x "$(CONTAINERD_SHIM)" ] && [ -x "$(CTR)" ] && "$(CONTAINERD)" --version 2>/dev/null | grep -qE " $(CONTAINERD_VERSION)( |$$)"; then exit 0; fi; \
-	cd "$(TOOLS_MODULES_DIR)/containerd"; \
+	@set -e; cd "$(TOOLS_MODULES_DIR)/containerd"; \
+	if [ -x "$(CONTAINERD_SHIM)" ] && [ -x "$(CTR)" ] && "$(CONTAINERD)" --version 2>/dev/null | grep -qE " $(CONTAINERD_VERSION)( |$$)"; then exit 0; fi; \
 	$(call check-wrapper-version,$(CONTAINERD_MODULE),$(CONTAINERD_VERSION)); \
 	echo "Building containerd, containerd-shim-runc-v2 and ctr $(CONTAINERD_VERSION) into $(CONTROL_PLANE_DIR)"; \
-	CGO_ENABLED=0 $(TOOLS_GO) build -mod=mod -trimpath -tags no_btrfs \
+	$(TOOLS_GO) build -mod=mod -trimpath -tags no_btrfs \
 		-ldflags "-s -w -X $(CONTAINERD_MODULE)/version.Version=$(CONTAINERD_VERSION)" -o "$(abspath $(CONTROL_PLANE_DIR))/" \
 		$(CONTAINERD_MODULE)/cmd/containerd $(CONTAINERD_MODULE)/cmd/containerd-shim-runc-v2 $(CONTAINERD_MODULE)/cmd/ctr
 
 # CoreDNS, the cluster's DNS server on the real node: the command in
-# hack/tools/coredns, CoreDNS's own main with only the plugins the local
-# cluster's Corefile uses, rebuilt when its -version is not the pinned one.
-# A change of its plugins alone needs the binary removed first.
+# hack/tools/kubernetes/coredns, CoreDNS's own main with only the plugins the
+# local cluster's Corefile uses, rebuilt when its -version is not the pinned
+# one. A change of its plugins alone needs the binary removed first.
 COREDNS_MODULE := github.com/coredns/coredns
 $(COREDNS): .tools-check | $(CONTROL_PLANE_DIR)
-	@set -e; if [ -x "$@" ] && "$@" -version 2>/dev/null | grep -qx "CoreDNS-$(COREDNS_VERSION:v%=%)"; then exit 0; fi; \
-	cd "$(TOOLS_MODULES_DIR)/coredns"; \
+	@$(call kubernetes-module-lock); \
+	if [ -x "$@" ] && "$@" -version 2>/dev/null | grep -qx "CoreDNS-$(COREDNS_VERSION:v%=%)"; then exit 0; fi; \
 	$(call check-wrapper-version,$(COREDNS_MODULE),$(COREDNS_VERSION)); \
 	echo "Building coredns $(COREDNS_VERSION) into $(CONTROL_PLANE_DIR)"; \
-	CGO_ENABLED=0 $(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" .
+	$(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" ./coredns
 
 # The memcached release the operator ships (DefaultMemcachedImage's), as
 # Debian trixie packages it, unpacked into MEMCACHED_ROOT: make test runs it

@@ -8,8 +8,8 @@ import (
 // CoreDNS is the cluster's DNS server, a component of the real node: pods
 // find Services and their endpoints by name as on any cluster, the headless
 // Service of a Memcached giving one name for all its pods and one for each.
-// It is built by make node from hack/tools/coredns, with only the plugins
-// the Corefile below uses.
+// It is built by make node from hack/tools/kubernetes/coredns, with only the
+// plugins the Corefile below uses.
 const CoreDNS Component = "coredns"
 
 // ClusterDomain is the real node's DNS domain, kubelet's and CoreDNS's.
