@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,10 +23,9 @@ var _ = Describe("the cluster's TLS security profile", Ordered, func() {
 	apiServer := &configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}
 
 	BeforeAll(func() {
-		dir, err := repo.ModuleDir("github.com/openshift/api")
+		crd, err := repo.OpenShiftAPIServerCRD()
 		Expect(err).NotTo(HaveOccurred())
-		_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{ErrorIfPathMissing: true,
-			Paths: []string{filepath.Join(dir, "config", "v1", "0000_10_config-operator_01_apiserver.crd.yaml")}})
+		_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{ErrorIfPathMissing: true, Paths: []string{crd}})
 		Expect(err).NotTo(HaveOccurred())
 		apiServer.Spec.TLSSecurityProfile = &configv1.TLSSecurityProfile{Type: configv1.TLSProfileModernType, Modern: &configv1.ModernTLSProfile{}}
 		Expect(k8s.Create(ctx, apiServer)).To(Succeed())

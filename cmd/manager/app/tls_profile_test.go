@@ -94,10 +94,9 @@ func TestServersFollowClusterTLSProfile(t *testing.T) {
 	g.Expect(configv1.AddToScheme(scheme)).To(Succeed())
 	k8s, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
-	dir, err := repo.ModuleDir("github.com/openshift/api")
+	crd, err := repo.OpenShiftAPIServerCRD()
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{ErrorIfPathMissing: true,
-		Paths: []string{filepath.Join(dir, "config", "v1", "0000_10_config-operator_01_apiserver.crd.yaml")}})
+	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{ErrorIfPathMissing: true, Paths: []string{crd}})
 	g.Expect(err).NotTo(HaveOccurred())
 	apiServer := &configv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
 		Spec: configv1.APIServerSpec{TLSSecurityProfile: &configv1.TLSSecurityProfile{Type: configv1.TLSProfileIntermediateType}}}

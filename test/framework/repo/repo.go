@@ -60,6 +60,17 @@ func ModuleDir(path string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// OpenShiftAPIServerCRD is the CRD of OpenShift's APIServer API
+// (config.openshift.io/v1), as a cluster of the Default feature set serves
+// it, from the github.com/openshift/api this module requires.
+func OpenShiftAPIServerCRD() (string, error) {
+	dir, err := ModuleDir("github.com/openshift/api")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "config", "v1", "zz_generated.crd-manifests", "0000_10_config-operator_01_apiservers-Default.crd.yaml"), nil
+}
+
 // BinDir is where the Makefile puts the tools it builds.
 func BinDir() string { return filepath.Join(Root(), "bin") }
 
