@@ -232,7 +232,7 @@ lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
 	"$(GOLANGCI_LINT)" run --fix
 
 .PHONY: verify
-verify: manifests generate ## Fail, changing nothing committed, when generated files are stale, code is not gofmt'ed, go.mod is not tidy or builds a module it shares with hack/tools/kubernetes at another version.
+verify: manifests generate ## Fail, changing nothing committed, when generated files are stale, code is not gofmt'ed, go.mod is not tidy or builds a module it shares with hack/tools/kubernetes or hack/tools/containerd at another version.
 	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run make manifests generate and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files" >&2; exit 1; }
 	@files="$$(gofmt -l $$(git ls-files '*.go'))"; test -z "$$files" || { echo "not gofmt'ed (run make fmt):" $$files >&2; exit 1; }

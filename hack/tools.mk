@@ -57,10 +57,11 @@ CRANE_VERSION ?= v0.22.1
 # The wrapper modules pin the same versions: a bump of OPERATOR_SDK_VERSION,
 # OPM_VERSION, OLM_VERSION, PREFLIGHT_VERSION, K8S_VERSION, ETCD_VERSION,
 # CONTAINERD_VERSION or COREDNS_VERSION needs the matching wrapper module's
-# go.mod too (hack/tools/operator-sdk, and hack/tools/kubernetes for all the
-# others), or the build stops with a message. hack/tools/kubernetes and the
-# project's go.mod build the modules they share at one version (make verify
-# checks it: hack/shared-modules.sh).
+# go.mod too (hack/tools/operator-sdk, hack/tools/containerd, and
+# hack/tools/kubernetes for all the others), or the build stops with a
+# message. The project's go.mod, hack/tools/kubernetes and
+# hack/tools/containerd build the modules they share at one version (make
+# verify checks it: hack/shared-modules.sh).
 OPERATOR_SDK_VERSION ?= v1.31.0
 OPM_VERSION ?= v1.74.0
 OLM_VERSION ?= v0.38.0
