@@ -199,8 +199,9 @@ type MemcachedSpec struct {
 	// TLS makes memcached serve its clients over TLS only. When omitted,
 	// memcached serves plain text. Turning it on or off replaces the pods
 	// one at a time; a renewed certificate does not: every pod serves it
-	// within two minutes of the Secret's change, keeping its items and its
-	// open connections.
+	// seconds after the kubelet's next sync of the pod (within two minutes
+	// of the Secret's change with the kubelet's default one-minute sync),
+	// keeping its items and its open connections.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	TLS *MemcachedTLS `json:"tls,omitempty"`

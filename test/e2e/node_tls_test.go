@@ -26,6 +26,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/pki"
@@ -115,6 +116,11 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		}
 		old := clients[pods[0].Name].PeerCertificate().SerialNumber
 
+		// The kubelet refreshes the pod's Secret volume at its next sync of
+		// the pod; the watch, the sidecar's 2 s reading and the refresh take
+		// seconds more. With the kubelet's default minute this is 110 s,
+		// within the two minutes the API promises.
+		bound := localcluster.KubeletSyncFrequency*3/2 + 20*time.Second
 		start := time.Now()
 		serial := renew()
 		Expect(serial.Cmp(old)).NotTo(BeZero())
@@ -132,7 +138,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 				_ = m.Close()
 			}
 			g.Expect(served).To(HaveLen(len(pods)), "pods serving the renewed certificate")
-		}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+		}).WithContext(ctx).WithTimeout(bound).WithPolling(time.Second).Should(Succeed())
 		var last time.Duration
 		for _, d := range served {
 			last = max(last, d)
@@ -249,7 +255,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		}
 	}, SpecTimeout(5*time.Minute))
 
-	It("serves a renewed certificate from every pod within 2 minutes, restarting nothing and losing nothing, and clears CertificateExpiring", func(ctx SpecContext) {
+	It("serves a renewed certificate from every pod at the kubelet's next sync, restarting nothing and losing nothing, and clears CertificateExpiring", func(ctx SpecContext) {
 		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
 		renewsInPlace(ctx, cache, pods, dial, func() *big.Int {
 			renewed := serverCert()

@@ -123,6 +123,13 @@ func cniConfig(l layout) (string, error) {
 	return string(b), err
 }
 
+// KubeletSyncFrequency is how often the real node's kubelet syncs each pod,
+// which is when it refreshes the pod's Secret volumes: a renewed
+// certificate reaches the files a pod mounts within 1.5 times this (the
+// kubelet adds up to 50 % jitter). A tenth of the kubelet's default minute,
+// so that the suites wait seconds, not minutes, for each Secret change.
+const KubeletSyncFrequency = 10 * time.Second
+
 // nodePorts are the real node's listening ports.
 type nodePorts struct {
 	kubelet, kubeletHealthz, kubeProxyHealthz, kubeProxyMetrics, coreDNSReady int
@@ -171,6 +178,7 @@ func kubeletConfig(l layout, p nodePorts, k *pki) (string, error) {
 		// Pods get ten seconds to stop; a test cluster should not linger.
 		ShutdownGracePeriod:       metav1.Duration{},
 		NodeStatusUpdateFrequency: metav1.Duration{Duration: 10 * time.Second},
+		SyncFrequency:             metav1.Duration{Duration: KubeletSyncFrequency},
 	}
 	b, err := yaml.Marshal(c)
 	return string(b), err
