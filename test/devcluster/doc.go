@@ -14,9 +14,11 @@ and cannot share the end-to-end suite's (test/e2e).
     bad Memcached is refused by the webhooks; Ctrl-C stops the operator
     (its webhooks go) but not the cluster, which keeps the user's objects
     until make local-cluster-down, which leaves no process behind.
-  - `make local-cluster LOCAL_CLUSTER_NODE=real` runs a pod for real, and
-    `make local-cluster-down` leaves no process, mount, network interface or
-    iptables rule behind.
+  - On the same directory, `make local-cluster` starts the cluster again
+    with the user's objects, or empty (LOCAL_CLUSTER_FRESH=true) with the
+    real node asked for by name; after its launcher is killed with SIGKILL,
+    `make local-cluster-down` still leaves no process, mount, network
+    interface or iptables rule behind.
   - A kept kwok cluster restarted with the real node: the kwok node is gone,
     its pods run for real, and kwok's addresses route to the bridge, not off
     the machine.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/process"
@@ -331,9 +332,11 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		launcher, err := strconv.Atoi(strings.TrimSpace(string(pid)))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(localcluster.NodeLeftovers(dir)).NotTo(BeEmpty(), "the check finds the running node and its pods")
 
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(syscall.Kill(launcher, 0)).To(MatchError(syscall.ESRCH), "the launcher is gone")
+		Expect(filepath.Join(dir, "pid")).NotTo(BeAnExistingFile())
 		Expect(localcluster.Leftovers(dir)).To(BeEmpty(), "no process or mount of the cluster is left")
 		Expect(localcluster.NodeLeftovers(dir)).To(BeEmpty(), "nothing of a real node is left")
 	}, SpecTimeout(3*time.Minute))
@@ -342,6 +345,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		// make run starts the cluster through the same script, and passes
 		// this line on.
 		out := harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir)
+		Expect(out).To(ContainSubstring("export KUBECONFIG=" + kubeconfig))
 		Expect(kubectl(ctx, nil, "get", "mc", "memcached-sample", "-o", "jsonpath={.spec.size}")).To(Equal("5"))
 		Expect(kubectl(ctx, nil, "get", "deploy", "memcached-sample", "-o", "name")).To(Equal("deployment.apps/memcached-sample\n"))
 		names, err := kubectl(ctx, nil, "get", "mc", "-A", "-o", "name")
@@ -350,11 +354,36 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 			strings.Count(names, "\n"), dir)))
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
 
-		out = harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true")
+		// Asked for by name this time, the node the spec after runs a pod on.
+		out = harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true", "LOCAL_CLUSTER_NODE=real")
 		Expect(out).NotTo(ContainSubstring("restored"))
 		Expect(kubectl(ctx, nil, "get", "deployments,configmaps", "-n", "default", "-o", "name")).To(
 			Equal("configmap/kube-root-ca.crt\n"), "nothing of the user's is left")
 	}, SpecTimeout(4*time.Minute))
+
+	It("cleans up after a launcher killed with SIGKILL: its containers outlive it until local-cluster-down", func(ctx SpecContext) {
+		// The cluster the spec before started, empty: one pod to leave behind.
+		Expect(kubectl(ctx, nil, "run", "memcached", "--image="+images.MemcachedTag, "--restart=Never", "--",
+			"memcached", "--memory-limit=16")).To(Equal("pod/memcached created\n"))
+		eventually(ctx, func() (string, error) {
+			return kubectl(ctx, nil, "get", "pod", "memcached", "-o", "jsonpath={.status.phase}")
+		}).Should(Equal("Running"))
+		pidText, err := os.ReadFile(filepath.Join(dir, "pid"))
+		Expect(err).NotTo(HaveOccurred())
+		pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
+		Expect(err).NotTo(HaveOccurred())
+
+		By("killing the launcher: the kernel kills its components, not the containers")
+		Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+		eventually(ctx, func() error { return syscall.Kill(pid, 0) }).Should(MatchError(syscall.ESRCH))
+		left, err := localcluster.NodeLeftovers(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Join(left, "\n")).To(ContainSubstring("memcached --memory-limit=16"), "the container outlived the launcher")
+
+		out := harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
+		Expect(out).To(ContainSubstring("nothing of a real node is left"))
+		Expect(localcluster.NodeLeftovers(dir)).To(BeEmpty())
+	}, SpecTimeout(3*time.Minute))
 })
 
 // kubectlStep is a command of the README's console blocks and the output
