@@ -246,8 +246,13 @@ build: manifests generate fmt vet ## Build the manager binary as the Dockerfile 
 	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -o bin/manager .
 
 .PHONY: run
-run: manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
+run: run-refuse-if-running manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" GOFIPS140="$(GOFIPS140)" hack/run.sh
+
+# A second make run in the same directory refuses before building anything.
+.PHONY: run-refuse-if-running
+run-refuse-if-running:
+	@LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/run.sh --refuse-if-running
 
 .PHONY: docker-build
 docker-build: ## Build the operator image (IMG) and the TLS sidecar's image (TLS_RELOADER_IMG), each labelled with its version.

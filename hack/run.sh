@@ -17,6 +17,9 @@ if [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "Another make run (pid $(cat "$pidfile")) is already running the operator from this directory: stop it first (Ctrl-C in its terminal)." >&2
   exit 1
 fi
+# make run asks this alone first, so that a second run refuses before
+# building anything.
+[[ ${1:-} != --refuse-if-running ]] || exit 0
 
 if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
   # Its export line is printed below, with the other commands for the user.
