@@ -48,6 +48,16 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		cmd.Env, cmd.Dir = env, repo.Root()
 		return cmd
 	}
+	// launcherPID is the pid of the process that runs the cluster's
+	// components, which local-cluster.sh writes.
+	launcherPID := func() int {
+		GinkgoHelper()
+		b, err := os.ReadFile(filepath.Join(dir, "pid"))
+		Expect(err).NotTo(HaveOccurred())
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		Expect(err).NotTo(HaveOccurred())
+		return pid
+	}
 	operatorLog := func() string {
 		out, err := os.ReadFile(log)
 		Expect(err).NotTo(HaveOccurred())
@@ -328,10 +338,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(kubectl(ctx, nil, "get", "mutatingwebhookconfigurations", "-o", "name")).NotTo(
 			ContainSubstring("memcached-operator-local"), "the stopped operator removed its webhooks")
 		Expect(kubectl(ctx, nil, "get", "mc", "-o", "name")).To(ContainSubstring("memcached-sample"), "the cluster outlived make run")
-		pid, err := os.ReadFile(filepath.Join(dir, "pid"))
-		Expect(err).NotTo(HaveOccurred())
-		launcher, err := strconv.Atoi(strings.TrimSpace(string(pid)))
-		Expect(err).NotTo(HaveOccurred())
+		launcher := launcherPID()
 		Expect(localcluster.NodeLeftovers(dir)).NotTo(BeEmpty(), "the check finds the running node and its pods")
 
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
@@ -368,10 +375,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		eventually(ctx, func() (string, error) {
 			return kubectl(ctx, nil, "get", "pod", "memcached", "-o", "jsonpath={.status.phase}")
 		}).Should(Equal("Running"))
-		pidText, err := os.ReadFile(filepath.Join(dir, "pid"))
-		Expect(err).NotTo(HaveOccurred())
-		pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
-		Expect(err).NotTo(HaveOccurred())
+		pid := launcherPID()
 
 		By("killing the launcher: the kernel kills its components, not the containers")
 		Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
