@@ -208,6 +208,11 @@ func deleteNamespaces(ctx context.Context, namespaces ...string) {
 	GinkgoHelper()
 	for _, ns := range namespaces {
 		Expect(client.IgnoreNotFound(k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+		// While pods are stopping, the namespace controller looks again
+		// only after half their grace period (15 s for memcached's 30 s).
+		// Nothing here needs a graceful stop, and a terminating namespace
+		// admits no new pod: gone at once, its first look finds none.
+		Expect(client.IgnoreNotFound(k8s.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.GracePeriodSeconds(0)))).To(Succeed())
 	}
 	Eventually(func(g Gomega) {
 		for _, ns := range namespaces {
