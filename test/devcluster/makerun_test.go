@@ -3,6 +3,7 @@ package devcluster
 import (
 	"bufio"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"net"
 	"os"
@@ -115,6 +116,20 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(string(readme)).To(ContainSubstring("\n"+line), "the README shows the line make run prints")
 		Expect(strings.Count(out, "\nnode: ")).To(Equal(1), out)
 		Expect(kubectl(ctx, nil, "get", "nodes", "-o", "name")).To(Equal("node/" + localcluster.RealNodeName + "\n"))
+	})
+
+	It("builds the cluster's launcher with the tests' build settings, not the manager's", func() {
+		// A setting of the manager's build (the Go Cryptographic Module,
+		// no cgo) in the launcher's would compile every package it imports
+		// once more, a build of its own, minutes on a clean machine.
+		info, err := buildinfo.ReadFile(filepath.Join(repo.Root(), "bin", "local-cluster"))
+		Expect(err).NotTo(HaveOccurred())
+		settings := map[string]string{}
+		for _, s := range info.Settings {
+			settings[s.Key] = s.Value
+		}
+		Expect(settings).NotTo(HaveKey("GOFIPS140"))
+		Expect(settings).To(HaveKeyWithValue("CGO_ENABLED", goEnv("CGO_ENABLED")))
 	})
 
 	It("chooses kwok, saying why, for a user who is not root and while another cluster's real node runs", func(ctx SpecContext) {
@@ -425,8 +440,6 @@ func readmeKubectlSteps() []kubectlStep {
 	return steps
 }
 
-// goEnv is a go env value of the test's own environment, so that make run
-// under a fresh HOME reuses the build and module caches.
 // unreachableProxy is the URL of a proxy nobody serves: a loopback port
 // nothing listens on, so that a connection through it fails at once and
 // never leaves this machine.
@@ -447,6 +460,8 @@ func proxyEnv(proxy string) []string {
 	return env
 }
 
+// goEnv is a go env value of the test's own environment, so that make run
+// under a fresh HOME reuses the build and module caches.
 func goEnv(name string) string {
 	GinkgoHelper()
 	out, err := exec.Command("go", "env", name).Output()
