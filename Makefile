@@ -199,10 +199,6 @@ FUZZTIME ?= 15s
 fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always run in make test).
 	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
 
-.PHONY: fuzz-build
-fuzz-build: ## Compile every fuzz target's instrumented test binary, running nothing (CI does it beside the suites, so that make fuzz finds them compiled).
-	hack/fuzz.sh --build
-
 .PHONY: bench
 bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, filled to its memory, and rolled under a sharding client (root), then N=1000 Memcached and 10k unrelated pods on a local cluster; writes docs/bench and docs/benchmarks.md's results.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)

@@ -11,12 +11,11 @@
 // With $TEST_VERBOSE set it prints every test's output as it comes, as
 // `go test -v` does.
 //
-//	go run ./hack/testreport -summarize <report file> [<log>...]
+//	go run ./hack/testreport -summarize <report file>
 //
-// adds up a report file and the "fuzz: <package> <target> ok|FAIL" lines of
-// hack/fuzz.sh in the logs, and ends with the one line CI reads:
+// adds up a report file and ends with the one line CI reads:
 //
-//	packages: 24 passed, 0 failed, 0 skipped; fuzz targets: 5 passed, 0 failed
+//	packages: 24 passed, 0 failed, 0 skipped
 package main
 
 import (
@@ -53,8 +52,8 @@ type Result struct {
 var ranSpecs = regexp.MustCompile(`^Ran (\d+) of (\d+) Specs? in `)
 
 func main() {
-	if len(os.Args) > 2 && os.Args[1] == "-summarize" {
-		if err := summarize(os.Stdout, os.Args[2], os.Args[3:]); err != nil {
+	if len(os.Args) == 3 && os.Args[1] == "-summarize" {
+		if err := summarize(os.Stdout, os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, "testreport:", err)
 			os.Exit(2)
 		}
