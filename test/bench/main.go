@@ -82,24 +82,7 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	if o.smoke {
-		if o.out == "" {
-			o.out = filepath.Join(dir, "results.json")
-		}
-		if o.plot == "" {
-			o.plot = filepath.Join(dir, "converge.svg")
-		}
-		if o.memcachedOut == "" {
-			o.memcachedOut = filepath.Join(dir, "memcached.json")
-		}
-		if o.memoryOut == "" {
-			o.memoryOut = filepath.Join(dir, "memory.json")
-		}
-		if o.rolloutOut == "" {
-			o.rolloutOut = filepath.Join(dir, "rollout.json")
-		}
-		if o.rolloutPlot == "" {
-			o.rolloutPlot = filepath.Join(dir, "rollout.svg")
-		}
+		o.defaultOutputs(dir)
 	}
 	start := time.Now()
 	b := &bench{o: o, dir: dir, res: &results{

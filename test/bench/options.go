@@ -221,24 +221,7 @@ func parseOptions(args []string) (options, error) {
 		}
 	}
 	if !o.smoke {
-		if o.out == "" {
-			o.out = filepath.Join(repo.Root(), "docs", "bench", "results.json")
-		}
-		if o.plot == "" {
-			o.plot = filepath.Join(repo.Root(), "docs", "bench", "converge.svg")
-		}
-		if o.memcachedOut == "" {
-			o.memcachedOut = filepath.Join(repo.Root(), "docs", "bench", "memcached.json")
-		}
-		if o.memoryOut == "" {
-			o.memoryOut = filepath.Join(repo.Root(), "docs", "bench", "memory.json")
-		}
-		if o.rolloutOut == "" {
-			o.rolloutOut = filepath.Join(repo.Root(), "docs", "bench", "rollout.json")
-		}
-		if o.rolloutPlot == "" {
-			o.rolloutPlot = filepath.Join(repo.Root(), "docs", "bench", "rollout.svg")
-		}
+		o.defaultOutputs(filepath.Join(repo.Root(), "docs", "bench"))
 		if o.doc == "" {
 			o.doc = filepath.Join(repo.Root(), "docs", "benchmarks.md")
 		}
@@ -344,4 +327,21 @@ func (o options) maxPods() int {
 		pods += o.unrelatedPods
 	}
 	return pods
+}
+
+// defaultOutputs names, for each results file and plot not given, the file
+// of its usual name in dir: docs/bench for the published run, the work
+// directory for the smoke's.
+func (o *options) defaultOutputs(dir string) {
+	for _, f := range []struct {
+		path *string
+		name string
+	}{
+		{&o.out, "results.json"}, {&o.plot, "converge.svg"}, {&o.memcachedOut, "memcached.json"},
+		{&o.memoryOut, "memory.json"}, {&o.rolloutOut, "rollout.json"}, {&o.rolloutPlot, "rollout.svg"},
+	} {
+		if *f.path == "" {
+			*f.path = filepath.Join(dir, f.name)
+		}
+	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 func TestSmokeDefaultsYieldToFlags(t *testing.T) {
@@ -20,6 +23,41 @@ func TestSmokeDefaultsYieldToFlags(t *testing.T) {
 	}
 	if o.n != 100 || o.idle != 5*time.Minute || !strings.HasSuffix(o.out, "docs/bench/results.json") {
 		t.Errorf("default options = n %d idle %s out %q", o.n, o.idle, o.out)
+	}
+}
+
+func TestDefaultOutputs(t *testing.T) {
+	names := map[string]func(o options) string{
+		"results.json":   func(o options) string { return o.out },
+		"converge.svg":   func(o options) string { return o.plot },
+		"memcached.json": func(o options) string { return o.memcachedOut },
+		"memory.json":    func(o options) string { return o.memoryOut },
+		"rollout.json":   func(o options) string { return o.rolloutOut },
+		"rollout.svg":    func(o options) string { return o.rolloutPlot },
+	}
+	published, err := parseOptions([]string{"-rollout-out", "/elsewhere/rollout.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke, err := parseOptions([]string{"-smoke", "-plot", "/elsewhere/converge.svg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke.defaultOutputs("/work")
+	for name, get := range names {
+		wantPublished, wantSmoke := filepath.Join(repo.Root(), "docs", "bench", name), filepath.Join("/work", name)
+		switch name {
+		case "rollout.json":
+			wantPublished = "/elsewhere/rollout.json"
+		case "converge.svg":
+			wantSmoke = "/elsewhere/converge.svg"
+		}
+		if got := get(published); got != wantPublished {
+			t.Errorf("published run's %s = %q, want %q", name, got, wantPublished)
+		}
+		if got := get(smoke); got != wantSmoke {
+			t.Errorf("smoke run's %s = %q, want %q", name, got, wantSmoke)
+		}
 	}
 }
 
