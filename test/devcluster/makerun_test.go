@@ -3,7 +3,6 @@ package devcluster
 import (
 	"bufio"
 	"context"
-	"debug/buildinfo"
 	"fmt"
 	"net"
 	"os"
@@ -19,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/images"
 	"github.com/example-inc/memcached-operator/test/framework/localcluster"
@@ -121,13 +121,9 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 	It("builds the cluster's launcher with the tests' build settings, not the manager's", func() {
 		// A setting of the manager's build (the Go Cryptographic Module,
 		// no cgo) in the launcher's would compile every package it imports
-		// once more, a build of its own, minutes on a clean machine.
-		info, err := buildinfo.ReadFile(filepath.Join(repo.Root(), "bin", "local-cluster"))
+		// once more, a build of its own.
+		settings, err := fipsbuild.Settings(filepath.Join(repo.Root(), "bin", "local-cluster"))
 		Expect(err).NotTo(HaveOccurred())
-		settings := map[string]string{}
-		for _, s := range info.Settings {
-			settings[s.Key] = s.Value
-		}
 		Expect(settings).NotTo(HaveKey("GOFIPS140"))
 		Expect(settings).To(HaveKeyWithValue("CGO_ENABLED", goEnv("CGO_ENABLED")))
 	})
@@ -460,8 +456,8 @@ func proxyEnv(proxy string) []string {
 	return env
 }
 
-// goEnv is a go env value of the test's own environment, so that make run
-// under a fresh HOME reuses the build and module caches.
+// goEnv is a go env value of the test's own environment: the caches make
+// run reuses under a fresh HOME, and the settings the tests are built with.
 func goEnv(name string) string {
 	GinkgoHelper()
 	out, err := exec.Command("go", "env", name).Output()

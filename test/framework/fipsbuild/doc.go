@@ -4,4 +4,7 @@
 // writes into every binary (what `go version -m` prints):
 //
 //	if err := fipsbuild.Check(bin); err != nil { ... }
+//
+// Settings reads any binary's build settings, for a test that checks
+// another binary was built without them.
 package fipsbuild

@@ -14,13 +14,9 @@ import (
 // suffix: v1.0.0-c2097c7c for v1.0.0) and a default GODEBUG with
 // fips140=on, which GOFIPS140 sets.
 func Check(path string) error {
-	info, err := buildinfo.ReadFile(path)
+	settings, err := Settings(path)
 	if err != nil {
 		return err
-	}
-	settings := map[string]string{}
-	for _, s := range info.Settings {
-		settings[s.Key] = s.Value
 	}
 	want := repo.GoFIPS140()
 	if got := settings["GOFIPS140"]; got != want && !strings.HasPrefix(got, want+"-") {
@@ -30,4 +26,18 @@ func Check(path string) error {
 		return fmt.Errorf("%s: default GODEBUG %q lacks fips140=on", path, godebug)
 	}
 	return nil
+}
+
+// Settings are the build settings the binary at path records (CGO_ENABLED,
+// GOFIPS140, -trimpath, ...), by name.
+func Settings(path string) (map[string]string, error) {
+	info, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	return settings, nil
 }
