@@ -24,6 +24,9 @@ const (
 	// serialRatioTarget bounds a serial creation through both webhooks
 	// over the same with none.
 	serialRatioTarget = 1.5
+	// handlerTarget bounds the operator's own time in a webhook handler at
+	// a steady rate (p99), a bound of its histogram's buckets.
+	handlerTarget = 0.001
 )
 
 // evaluateTargets checks the targets against what ran. A scenario
@@ -50,8 +53,8 @@ func evaluateTargets(r *results) []target {
 			Value:  rssFigure(c),
 			Met:    c.OperatorPeakRSSBytes <= peakRSSTarget,
 		})
-		if len(c.Admission) > 0 {
-			out = append(out, webhookTargetOf("webhook p99 during the creation burst (kube-apiserver histogram, worst webhook)", c.Admission))
+		if len(c.Admission) > 0 && c.PodCreates != nil {
+			out = append(out, burstTarget(c.Admission, *c.PodCreates))
 		}
 		if f := s.Floor; f != nil {
 			ratio := c.ConvergeSeconds / f.ConvergeSeconds
@@ -93,6 +96,15 @@ func evaluateTargets(r *results) []target {
 	if w := s.Webhook; w != nil && len(w.Webhooks) > 0 {
 		out = append(out, webhookTargetOf("webhook p99 at a steady rate (kube-apiserver histogram, worst webhook)", w.Webhooks))
 	}
+	if w := s.Webhook; w != nil && len(w.Handler) > 0 {
+		worst := slowestWebhook(w.Handler)
+		out = append(out, target{
+			Name:   "webhook handler p99 at a steady rate (the operator's histogram, worst handler)",
+			Target: fmt.Sprintf("<= %g ms", handlerTarget*1e3),
+			Value:  fmt.Sprintf("%s: in the bucket <= %g ms; p50 %.2f ms", worst.Name, worst.P99Bucket*1e3, worst.P50*1e3),
+			Met:    worst.P99Bucket <= handlerTarget,
+		})
+	}
 	if w := s.Webhook; w != nil && w.SerialSecondsWithout > 0 {
 		ratio := w.SerialSecondsWith / w.SerialSecondsWithout
 		out = append(out, target{
@@ -116,6 +128,23 @@ func webhookTargetOf(name string, hooks []webhookLatency) target {
 		// The histogram can only prove the p99 lies in a bucket: met
 		// when that bucket ends at the target or below.
 		Met: worst.P99Bucket <= webhookTarget,
+	}
+}
+
+// burstTarget holds the slowest webhook's p99 in the creation burst to
+// kube-apiserver's own p99 over the pod creates of the same window, which
+// no webhook sees: on a saturated control plane a webhook call is held to
+// what the API server takes over anything, not to an idle machine's
+// milliseconds. The histogram proves only the bucket the webhook's p99
+// lies in, so the bucket's bound is compared.
+func burstTarget(hooks []webhookLatency, pods webhookLatency) target {
+	worst := slowestWebhook(hooks)
+	return target{
+		Name:   "webhook p99 during the creation burst (kube-apiserver histogram, worst webhook)",
+		Target: "<= kube-apiserver's own pod-create p99 meanwhile",
+		Value: fmt.Sprintf("%s: in the bucket <= %g ms; pod creates %.2f ms interpolated",
+			worst.Name, worst.P99Bucket*1e3, pods.P99*1e3),
+		Met: worst.P99Bucket <= pods.P99,
 	}
 }
 
