@@ -50,13 +50,14 @@ func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &cachev1.Memcached{}).
 		WithValidator(memcachedValidator{policy: policy}).
+		WithLogConstructor(requestLogger).
 		Complete(); err != nil {
 		return err
 	}
 	mgr.GetWebhookServer().Register(MutatePath, &admission.Webhook{Handler: tolerateUndecodable{
 		decoder: admission.NewDecoder(mgr.GetScheme()),
 		next:    admission.WithDefaulter[*cachev1.Memcached](mgr.GetScheme(), memcachedDefaulter{policy: policy}),
-	}})
+	}, LogConstructor: requestLogger})
 
 	// A Scale is not a Memcached, so the typed builder cannot serve it; its
 	// decoder gets a scheme of its own rather than relying on the manager's.
@@ -64,10 +65,11 @@ func SetupWithManager(mgr ctrl.Manager, policy SizePolicy) error {
 	if err := autoscalingv1.AddToScheme(scaleScheme); err != nil {
 		return err
 	}
-	mgr.GetWebhookServer().Register(ScaleMutatePath,
-		admission.WithDefaulter[*autoscalingv1.Scale](scaleScheme, scaleDefaulter{policy: policy}))
-	mgr.GetWebhookServer().Register(ScaleValidatePath,
-		admission.WithValidator[*autoscalingv1.Scale](scaleScheme, scaleValidator{policy: policy}))
+	scaleMutate := admission.WithDefaulter[*autoscalingv1.Scale](scaleScheme, scaleDefaulter{policy: policy})
+	scaleValidate := admission.WithValidator[*autoscalingv1.Scale](scaleScheme, scaleValidator{policy: policy})
+	scaleMutate.LogConstructor, scaleValidate.LogConstructor = requestLogger, requestLogger
+	mgr.GetWebhookServer().Register(ScaleMutatePath, scaleMutate)
+	mgr.GetWebhookServer().Register(ScaleValidatePath, scaleValidate)
 	return nil
 }
 
