@@ -511,6 +511,15 @@ var _ = Describe("Memcached reconciler", func() {
 		}
 	})
 
+	It("watches only the kinds it owns and their pods", func() {
+		// Every watch costs the operator the decoding of each change of each
+		// object of its kind, so one more must be a choice, not a side effect
+		// of reading a kind through the cached client.
+		mc := createMemcached(watchedNS, gen.WithSize(2))
+		eventuallyAvailable(mc, 2)
+		Expect(op.requests.Watched()).To(ConsistOf("memcacheds", "deployments", "services", "poddisruptionbudgets", "pods"))
+	})
+
 	It("ignores a Memcached in a namespace it does not watch", func() {
 		mc := createMemcached(unwatchedNS, gen.WithSize(1))
 		// A Memcached in the watched namespace created after it is handled,

@@ -47,6 +47,23 @@ func (c *requestCounter) Writes() map[string]int {
 	return out
 }
 
+// watchVerb is the key's verb for a watch, a GET with watch=true, as the
+// API server's audit log names it.
+const watchVerb = "WATCH"
+
+// Watched returns the resources the client opened a watch on.
+func (c *requestCounter) Watched() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for k := range c.counts {
+		if verb, resource, _ := strings.Cut(k, " "); verb == watchVerb {
+			out = append(out, resource)
+		}
+	}
+	return out
+}
+
 // To returns how many requests of method were made to path, such as
 // /apis/cache.example.com/v1/namespaces/ns/memcacheds/m/status.
 func (c *requestCounter) To(method, path string) int {
@@ -61,7 +78,11 @@ type countingRoundTripper struct {
 }
 
 func (rt countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := req.Method + " " + apiResource(req.URL.Path)
+	method := req.Method
+	if req.URL.Query().Get("watch") == "true" {
+		method = watchVerb
+	}
+	key := method + " " + apiResource(req.URL.Path)
 	rt.counter.mu.Lock()
 	rt.counter.counts[key]++
 	rt.counter.paths[req.Method+" "+req.URL.Path]++
