@@ -10,8 +10,8 @@ import (
 // what is logged, as controller-runtime's default does, but only when
 // something is: the default adds seven values to a logger made for every
 // request (twice, once for a debug message that is off), and zap encodes
-// them at once, which was a seventh of the webhooks' CPU in a converge of
-// a thousand Memcached. The webhooks log nothing on success.
+// them at once, on the path of every admission call, although the webhooks
+// log nothing on success.
 func requestLogger(base logr.Logger, req *admission.Request) logr.Logger {
 	if req == nil || base.GetSink() == nil {
 		return base
