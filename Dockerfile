@@ -1,6 +1,6 @@
 # GOFIPS140 is the Go Cryptographic Module the binaries are built with
 # (docs/fips.md): `make docker-build` passes the Makefile's; this default is
-# the same (test/framework/images checks it).
+# the same (hack/local-cluster/images checks it).
 ARG GOFIPS140=v1.0.0
 
 # Build the manager binary.

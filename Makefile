@@ -1,6 +1,6 @@
 # memcached-operator: the Operator SDK go/v4 Makefile, with every tool built
 # from the Go module proxy into ./bin (see hack/tools.mk) and a local control
-# plane for tests and `make run` (test/framework/localcluster).
+# plane for tests and `make run` (hack/local-cluster/localcluster).
 
 # VERSION is the operator's version, used for the bundle and images.
 VERSION ?= 0.1.0
@@ -65,7 +65,7 @@ TLS_RELOADER_IMG ?= $(IMAGE_TAG_BASE)-tls-reloader:v$(TLS_RELOADER_VERSION)
 # reloader are built with (docs/fips.md): v1.0.0 holds CMVP certificate
 # #5247, and a binary built with it runs in FIPS 140-3 mode by default
 # (GODEBUG fips140=on). The Dockerfile's default and the tests' builds
-# (test/framework/repo reads this line) follow it; test/framework/images
+# (hack/local-cluster/repo reads this line) follow it; hack/local-cluster/images
 # checks that the Dockerfile agrees.
 GOFIPS140 ?= v1.0.0
 
@@ -93,7 +93,7 @@ ifeq (,$(GOBIN))
 GOBIN = $(shell go env GOPATH)/bin
 endif
 
-## The local cluster of make run and make local-cluster (test/framework/localcluster)
+## The local cluster of make run and make local-cluster (hack/local-cluster/localcluster)
 LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
 # The local cluster keeps its objects across a stop and a start (in
 # LOCAL_CLUSTER_DIR); LOCAL_CLUSTER_FRESH=true starts it empty.
@@ -154,7 +154,7 @@ vet: ## Run go vet.
 # that run one have targets of their own, one each, and run with -count=1:
 # they build and run the operator as a process, which Go's test cache cannot
 # see, so a cached ok could hide a change to the operator.
-UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./test/framework/... ./test/bundle/... ./test/bench/...
+UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./hack/local-cluster/... ./test/framework/... ./test/bundle/... ./test/bench/...
 
 # Every suite runs as `go test -json` through hack/testreport, which prints
 # what plain go test would and, when TEST_REPORT names a file (.ci/run's

@@ -54,7 +54,7 @@ if ((${#missing[@]} > 0)) && ! command -v apt-get >/dev/null; then
   echo "kwok the real node's packages (${missing[*]}) are not installed and there is no apt-get to install them"
   exit 0
 fi
-# The node lock is held while a real node runs (test/framework/localcluster):
+# The node lock is held while a real node runs (hack/local-cluster/localcluster):
 # one per machine. A lock no one holds is free, whatever it still says.
 if [[ -e $lock ]] && ! flock -n "$lock" true; then
   echo "kwok another local cluster's real node runs on this machine ($(tr -d '\n' <"$lock")); there is one per machine"

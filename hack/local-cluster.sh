@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts (up) or stops (down) the local cluster of test/framework/localcluster
+# Starts (up) or stops (down) the local cluster of hack/local-cluster/localcluster
 # in the background, for `make local-cluster`, `make local-cluster-down` and
 # `make run`. The cluster's files, logs and kubeconfig live in
 # $LOCAL_CLUSTER_DIR (default .local-cluster), where the cluster's objects

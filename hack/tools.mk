@@ -191,7 +191,7 @@ $(PROMTOOL): .tools-check | $(LOCALBIN)
 # operator-sdk cannot be `go install`ed (replace directives; the proxy lists no
 # versions). hack/tools/operator-sdk is its own go.mod renamed, with x/tools
 # raised to v0.34.0 (v0.9.1 does not compile with Go >= 1.24). Built without
-# cgo, as test/framework/images builds the scorecard-test image from the same
+# cgo, as hack/local-cluster/images builds the scorecard-test image from the same
 # module: that build then finds every package compiled instead of compiling
 # them again. Only operator-registry's sqlite3 wants cgo, and nothing this
 # project runs (generate, bundle validate, scorecard) opens a database.

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
 // memcached is a memcached release (make memcached) serving TLS with the

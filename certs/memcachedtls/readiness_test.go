@@ -15,9 +15,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/connserver"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 

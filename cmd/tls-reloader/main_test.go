@@ -16,7 +16,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 )
 
 func TestNear(t *testing.T) {

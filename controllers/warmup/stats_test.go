@@ -9,10 +9,10 @@ import (
 
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/controllers/warmup"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/connserver"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 )
 
 func TestReadCountsOfRealMemcached(t *testing.T) {

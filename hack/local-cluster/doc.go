@@ -1,5 +1,5 @@
 /*
-Command local-cluster runs a local control plane (package test/framework/localcluster)
+Command local-cluster runs a local control plane (package hack/local-cluster/localcluster)
 until it receives SIGINT or SIGTERM.
 
 	local-cluster [--dir .local-cluster] [--bin-dir bin/k8s/<version>] [--nodes N] [--real-node] [--stages <bin-dir>/kwok-stages.yaml]

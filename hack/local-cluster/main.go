@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 type options struct {

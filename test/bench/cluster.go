@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/process"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 // Namespaces of the bench's objects.

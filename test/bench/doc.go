@@ -26,7 +26,7 @@ published without the others.
 
 # What it runs
 
-A local cluster (test/framework/localcluster: etcd, kube-apiserver,
+A local cluster (hack/local-cluster/localcluster: etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and kwok, with enough fake nodes for
 every pod the run makes), the Memcached CRD, and the operator built from this
 tree with `go build`, run as its own process, so that its CPU time
@@ -40,7 +40,7 @@ election; -operator-args adds flags.
 First, before the operator is built or any other cluster started:
 
   - memcached: a local cluster with the real node (kubelet, containerd,
-    runc; see test/framework/localcluster) runs the pod the operator makes
+    runc; see hack/local-cluster/localcluster) runs the pod the operator makes
     for a Memcached that sets only its size, its Deployment built by
     controllers.DesiredObjects from the spec the API server and the
     defaulting webhook would store (no operator process shares the CPU);

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 )
 
 // The memory scenario's fill against the memcached release shipped, on the host, small

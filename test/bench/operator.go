@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 )
 
 // A server that joins takes keys from every other server and nothing else

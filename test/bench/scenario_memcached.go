@@ -14,12 +14,12 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/operand"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memload"
-	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 

@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
-	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 )

@@ -15,8 +15,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/process"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 	"github.com/example-inc/memcached-operator/webhooks"
 	"github.com/example-inc/memcached-operator/webhooks/admissionlimit"

@@ -11,9 +11,9 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/addr"
-	"github.com/example-inc/memcached-operator/test/framework/process"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 // catalogSourceName is the suite's CatalogSource, in olmNamespace.

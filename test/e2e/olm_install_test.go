@@ -17,10 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
-	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/process"
 )
 
 // What the bundle and the catalog name (bundle/ and make catalog).

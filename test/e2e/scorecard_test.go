@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
-	"github.com/example-inc/memcached-operator/test/framework/images"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
 )
 
 // scorecardNamespace is where scorecard runs its test pods.

@@ -2,7 +2,7 @@
 
 // Package tools pins prometheus/memcached_exporter, the sidecar of memcached
 // pods with monitoring on, for the image the local cluster's real node runs
-// (test/framework/images.MemcachedExporter builds its main package from this
+// (hack/local-cluster/images.MemcachedExporter builds its main package from this
 // module).
 package tools
 

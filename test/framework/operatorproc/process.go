@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/addr"
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
-	"github.com/example-inc/memcached-operator/test/framework/process"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 // Build compiles the manager (the module's main package) to path, as the

@@ -8,7 +8,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 )
 
 // builders build the image of each relatedImages entry of the bundle, by

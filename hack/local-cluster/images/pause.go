@@ -6,14 +6,14 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 )
 
 // Pause writes the pod sandbox image to dir, tagged ref: ./pause built
 // static, as /pause, run as nobody (65535), as registry.k8s.io/pause is.
 func Pause(ctx context.Context, dir, ref string) (Image, error) {
 	bin := filepath.Join(dir, "pause")
-	if err := gobuild.Module(ctx, bin, "./test/framework/images/pause"); err != nil {
+	if err := gobuild.Module(ctx, bin, "./hack/local-cluster/images/pause"); err != nil {
 		return Image{}, err
 	}
 	e, err := hostExecutable(bin, "/pause")

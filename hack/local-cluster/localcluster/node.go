@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/example-inc/memcached-operator/test/framework/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 )
 
 // The real node's components, started after kwok in this order.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example-inc/memcached-operator/test/framework/addr"
-	"github.com/example-inc/memcached-operator/test/framework/process"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 )
 
 // Server is a memcached started by Start.

@@ -6,8 +6,8 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 )
 
 // TLSReloaderTag is what the tests and the local cluster's real node call

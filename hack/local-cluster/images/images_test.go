@@ -25,12 +25,12 @@ import (
 	"github.com/moby/patternmatcher/ignorefile"
 
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/test/framework/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/process"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
@@ -169,7 +169,7 @@ func TestParseDockerfileRefusesWhatTheImageWouldMiss(t *testing.T) {
 func TestImagesAgreeWithTheDockerfile(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "stand-in")
-	if err := gobuild.Module(context.Background(), bin, "./test/framework/images/pause"); err != nil {
+	if err := gobuild.Module(context.Background(), bin, "./hack/local-cluster/images/pause"); err != nil {
 		t.Fatal(err)
 	}
 	// A CSV names the operator's image by its release tag: the archive

@@ -10,8 +10,8 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/gobuild"
-	"github.com/example-inc/memcached-operator/test/framework/repo"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
 
 // MemcachedExporterTag is what the tests and the local cluster's real node

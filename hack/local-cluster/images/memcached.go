@@ -11,7 +11,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 )
 
 // MemcachedUID is the memcache user and group of Debian's package and of the
