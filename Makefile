@@ -93,34 +93,26 @@ ifeq (,$(GOBIN))
 GOBIN = $(shell go env GOPATH)/bin
 endif
 
-## The local cluster of make run and make local-cluster (hack/local-cluster/localcluster)
+## The local cluster of make run and make local-cluster (hack/local-cluster)
 LOCAL_CLUSTER_DIR ?= $(CURDIR)/.local-cluster
 # The local cluster keeps its objects across a stop and a start (in
 # LOCAL_CLUSTER_DIR); LOCAL_CLUSTER_FRESH=true starts it empty.
 LOCAL_CLUSTER_FRESH ?=
-export LOCAL_CLUSTER_FRESH
 # LOCAL_CLUSTER_NODE is the node that runs the local cluster's pods: real
 # (kubelet, containerd, runc: memcached really serves; root on Linux), kwok
 # (fake pods, Ready but running nothing), or auto: real wherever it can run.
-# hack/local-cluster-node.sh chooses, and local-cluster.sh says which and why.
+# The tool chooses, and says which and why.
 LOCAL_CLUSTER_NODE ?= auto
 # runc, the CNI plugins (bridge, host-local, loopback), iptables, iproute2,
 # conntrack for kube-proxy, memcached for the memcached image and
 # busybox-static for the client image (nslookup, nc) the node imports.
 NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack memcached busybox-static
-# Only the targets that start a local cluster choose (a prerequisite list is
-# read when make reads the rule, so the choice is made here). make run with
-# a cluster configured starts none, and builds no node for it.
-ifneq ($(filter local-cluster test-e2e,$(MAKECMDGOALS))$(if $(KUBECONFIG)$(wildcard $(HOME)/.kube/config),,$(filter run,$(MAKECMDGOALS))),)
-LOCAL_CLUSTER_NODE_CHOICE := $(shell LOCAL_CLUSTER_NODE="$(LOCAL_CLUSTER_NODE)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster-node.sh $(NODE_PACKAGES))
-ifeq ($(LOCAL_CLUSTER_NODE_CHOICE),)
-$(error hack/local-cluster-node.sh could not choose the local cluster's node)
-endif
-override LOCAL_CLUSTER_NODE := $(firstword $(LOCAL_CLUSTER_NODE_CHOICE))
-export LOCAL_CLUSTER_NODE_REASON := $(wordlist 2,1000,$(LOCAL_CLUSTER_NODE_CHOICE))
-endif
-export LOCAL_CLUSTER_NODE
-LOCAL_CLUSTER_TOOLS = control-plane $(if $(filter real,$(LOCAL_CLUSTER_NODE)),node node-packages)
+# The tool (hack/local-cluster), built as the tests build their packages:
+# a setting of the manager's build (GOFIPS140) would compile every package
+# it imports once more, a build of its own.
+LOCAL_CLUSTER ?= $(LOCALBIN)/local-cluster
+LOCAL_CLUSTER_FLAGS = --dir "$(LOCAL_CLUSTER_DIR)" --bin-dir "$(CONTROL_PLANE_DIR)"
+LOCAL_CLUSTER_UP_FLAGS = $(LOCAL_CLUSTER_FLAGS) --node "$(LOCAL_CLUSTER_NODE)" --packages "$(NODE_PACKAGES)" $(if $(filter true,$(LOCAL_CLUSTER_FRESH)),--fresh)
 
 .PHONY: all
 all: build
@@ -245,8 +237,10 @@ build: manifests generate fmt vet ## Build the manager binary as the Dockerfile 
 	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -o bin/manager .
 
 .PHONY: run
-run: run-refuse-if-running manifests generate fmt vet kustomize $(LOCAL_CLUSTER_TOOLS) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
-	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" GOFIPS140="$(GOFIPS140)" hack/run.sh
+run: run-refuse-if-running manifests generate fmt vet kustomize $(if $(KUBECONFIG)$(wildcard $(HOME)/.kube/config),,local-cluster-tools) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
+	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" GOFIPS140="$(GOFIPS140)" CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" \
+		LOCAL_CLUSTER="$(LOCAL_CLUSTER)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" LOCAL_CLUSTER_NODE="$(LOCAL_CLUSTER_NODE)" \
+		LOCAL_CLUSTER_FRESH="$(LOCAL_CLUSTER_FRESH)" NODE_PACKAGES="$(NODE_PACKAGES)" hack/run.sh
 
 # A second make run in the same directory refuses before building anything.
 .PHONY: run-refuse-if-running
@@ -272,12 +266,26 @@ build-installer: manifests generate kustomize ## Write dist/install.yaml: CRD an
 ##@ Local cluster
 
 .PHONY: local-cluster
-local-cluster: $(LOCAL_CLUSTER_TOOLS) ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig) with the objects it held when stopped; LOCAL_CLUSTER_FRESH=true starts it empty; LOCAL_CLUSTER_NODE as for make run.
-	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh up
+local-cluster: local-cluster-tools ## Start the local cluster in the background (kubeconfig: .local-cluster/kubeconfig) with the objects it held when stopped; LOCAL_CLUSTER_FRESH=true starts it empty; LOCAL_CLUSTER_NODE as for make run.
+	"$(LOCAL_CLUSTER)" up $(LOCAL_CLUSTER_UP_FLAGS)
 
 .PHONY: local-cluster-down
-local-cluster-down: ## Stop the local cluster, keeping its objects for the next start; no process, mount, network interface or iptables rule of it is left.
-	CONTROL_PLANE_DIR="$(CONTROL_PLANE_DIR)" LOCAL_CLUSTER_DIR="$(LOCAL_CLUSTER_DIR)" hack/local-cluster.sh down
+local-cluster-down: local-cluster-tool ## Stop the local cluster, keeping its objects for the next start; no process, mount, network interface or iptables rule of it is left.
+	"$(LOCAL_CLUSTER)" down $(LOCAL_CLUSTER_FLAGS)
+
+.PHONY: local-cluster-status
+local-cluster-status: local-cluster-tool ## Say whether the local cluster runs, with which node, and where its kubeconfig is.
+	@"$(LOCAL_CLUSTER)" status $(LOCAL_CLUSTER_FLAGS) || [ $$? -eq 3 ]
+
+# What the local cluster runs: the control plane, and the real node's
+# binaries and packages only when the tool chooses that node.
+.PHONY: local-cluster-tools
+local-cluster-tools: control-plane local-cluster-tool
+	@if "$(LOCAL_CLUSTER)" node $(LOCAL_CLUSTER_UP_FLAGS) | grep -q '^real '; then $(MAKE) --no-print-directory node node-packages; fi
+
+.PHONY: local-cluster-tool
+local-cluster-tool: | $(LOCALBIN)
+	go build -o "$(LOCAL_CLUSTER)" ./hack/local-cluster
 
 ##@ Deployment
 

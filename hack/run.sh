@@ -21,16 +21,17 @@ fi
 # building anything.
 [[ ${1:-} != --refuse-if-running ]] || exit 0
 
-# The Go Cryptographic Module is the manager's build setting alone. The
-# cluster's launcher, built by local-cluster.sh below, is built as the tests
-# build their packages: with GOFIPS140 in its environment, every package it
-# imports would compile once more, a build of its own.
+# The Go Cryptographic Module is the manager's build setting alone: make
+# builds the cluster's tool as the tests build their packages.
 gofips140=${GOFIPS140:?the Makefile sets it: use make run}
 unset GOFIPS140
 
 if [[ -z ${KUBECONFIG:-} && ! -f $HOME/.kube/config ]]; then
+  fresh=()
+  [[ ${LOCAL_CLUSTER_FRESH:-} != true ]] || fresh=(--fresh)
   # Its export line is printed below, with the other commands for the user.
-  "$root/hack/local-cluster.sh" up | { grep -v '^export KUBECONFIG=' || true; }
+  "${LOCAL_CLUSTER:?the Makefile sets it: use make run}" up --dir "$state_dir" --bin-dir "$CONTROL_PLANE_DIR" \
+    --node "${LOCAL_CLUSTER_NODE:-auto}" --packages "${NODE_PACKAGES:-}" "${fresh[@]}" | { grep -v '^export KUBECONFIG=' || true; }
   export KUBECONFIG=$state_dir/kubeconfig
   if [[ $(cat "$state_dir/node-kind" 2>/dev/null) == real ]]; then
     # The images the real node has: nothing can be pulled.

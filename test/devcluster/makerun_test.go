@@ -50,7 +50,7 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		return cmd
 	}
 	// launcherPID is the pid of the process that runs the cluster's
-	// components, which local-cluster.sh writes.
+	// components, which it writes once the cluster is ready.
 	launcherPID := func() int {
 		GinkgoHelper()
 		b, err := os.ReadFile(filepath.Join(dir, "pid"))
@@ -130,23 +130,23 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 
 	It("chooses kwok, saying why, for a user who is not root and while another cluster's real node runs", func(ctx SpecContext) {
 		choose := func(args ...string) string {
-			cmd := exec.CommandContext(ctx, args[0], append(args[1:], "runc")...)
-			cmd.Env = append(env, "LOCAL_CLUSTER_DIR="+filepath.Join(workDir, "another-cluster"))
+			cmd := exec.CommandContext(ctx, args[0], append(args[1:], "node", "--dir", filepath.Join(workDir, "another-cluster"), "--packages", "runc")...)
+			cmd.Env = env
 			out, err := cmd.Output()
 			Expect(err).NotTo(HaveOccurred(), "%s", out)
 			return string(out)
 		}
-		script := filepath.Join(repo.Root(), "hack", "local-cluster-node.sh")
-		notRoot := []string{script}
+		tool := filepath.Join(repo.Root(), "bin", "local-cluster")
+		notRoot := []string{tool}
 		if os.Geteuid() == 0 {
-			notRoot = []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", script}
+			notRoot = []string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", tool}
 		}
 		Expect(choose(notRoot...)).To(Equal(
 			"kwok not root: the real node's kubelet and containerd need root (run make as root for memcached pods that serve)\n"))
 		if os.Geteuid() != 0 {
 			return // no real node runs: the one of make run needs root
 		}
-		Expect(choose(script)).To(MatchRegexp(`^kwok another local cluster's real node runs on this machine \(pid \d+ dir ` +
+		Expect(choose(tool)).To(MatchRegexp(`^kwok another local cluster's real node runs on this machine \(pid \d+ dir ` +
 			regexp.QuoteMeta(dir) + `\); there is one per machine\n$`))
 	})
 
@@ -360,8 +360,8 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 	}, SpecTimeout(3*time.Minute))
 
 	It("starts the cluster again with the user's objects, saying so, or empty with LOCAL_CLUSTER_FRESH=true", func(ctx SpecContext) {
-		// make run starts the cluster through the same script, and passes
-		// this line on.
+		// make run starts the cluster with the same tool, and passes this
+		// line on.
 		out := harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir)
 		Expect(out).To(ContainSubstring("export KUBECONFIG=" + kubeconfig))
 		Expect(kubectl(ctx, nil, "get", "mc", "memcached-sample", "-o", "jsonpath={.spec.size}")).To(Equal("5"))
@@ -370,7 +370,11 @@ var _ = Describe("make run on a fresh machine", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(ContainSubstring(fmt.Sprintf("\nrestored %d Memcached from the last run in %s; LOCAL_CLUSTER_FRESH=true starts the cluster empty\n",
 			strings.Count(names, "\n"), dir)))
+		Expect(harness.Make(ctx, "local-cluster-status", "LOCAL_CLUSTER_DIR="+dir)).To(MatchRegexp(
+			`local cluster running \(pid %d\), node real, API server ready at https://127\.0\.0\.1:\d+\nexport KUBECONFIG=%s\n`,
+			launcherPID(), regexp.QuoteMeta(kubeconfig)))
 		harness.Make(ctx, "local-cluster-down", "LOCAL_CLUSTER_DIR="+dir)
+		Expect(harness.Make(ctx, "local-cluster-status", "LOCAL_CLUSTER_DIR="+dir)).To(ContainSubstring("local cluster not running\n"))
 
 		// Asked for by name this time, the node the spec after runs a pod on.
 		out = harness.Make(ctx, "local-cluster", "LOCAL_CLUSTER_DIR="+dir, "LOCAL_CLUSTER_FRESH=true", "LOCAL_CLUSTER_NODE=real")

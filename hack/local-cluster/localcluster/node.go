@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,39 @@ const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
 // ErrNodeRunning is returned while another cluster's real node runs on the
 // machine.
 var ErrNodeRunning = errors.New("another local cluster with a real node runs on this machine")
+
+// NodeLock is what the machine's real-node lock says.
+type NodeLock struct {
+	// Holder names the real node that runs ("pid N dir D"), empty when
+	// none does: a lock no process holds is free, whatever it still says.
+	Holder string
+	// Left is true when the lock names a node whose launcher died without
+	// stopping it: RemoveNodeLeftovers cleans up after it.
+	Left bool
+}
+
+// ReadNodeLock reads the real-node lock without taking it.
+func ReadNodeLock() (NodeLock, error) {
+	f, err := os.Open(nodeLockPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return NodeLock{}, nil
+	}
+	if err != nil {
+		return NodeLock{}, err
+	}
+	defer func() { _ = f.Close() }()
+	content, err := io.ReadAll(f)
+	if err != nil {
+		return NodeLock{}, err
+	}
+	recorded := strings.TrimSpace(string(content))
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return NodeLock{Holder: recorded}, nil
+	} else if err != nil {
+		return NodeLock{}, err
+	}
+	return NodeLock{Left: recorded != ""}, nil
+}
 
 // RemoveNodeLeftovers removes what a real node left on the machine when its
 // launcher died without stopping it (see NodeLeftovers): nothing, if it
