@@ -18,8 +18,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
-	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 )
 
 // newKeyPair returns a self-signed certificate and key in PEM, like a
@@ -43,7 +42,7 @@ func serve(t *testing.T, src certs.Source) string {
 	t.Helper()
 	cfg := &tls.Config{}
 	src.ConfigureTLS(cfg)
-	return tlsprobe.Serve(t, cfg)
+	return certstest.ServeTLS(t, cfg)
 }
 
 // startAndServe starts src's watch of its files until the test ends, and
@@ -93,7 +92,7 @@ func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
 			g := NewWithT(t)
 			dir := t.TempDir()
 			first, firstSerial := newKeyPair(t, "webhook-service.system.svc")
-			g.Expect(secretvolume.Write(dir, first)).To(Succeed())
+			g.Expect(certstest.WriteSecretVolume(dir, first)).To(Succeed())
 
 			src, err := newSource(dir)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -103,7 +102,7 @@ func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
 
 			for i := range 2 { // twice: the watch must survive a swap
 				renewed, renewedSerial := newKeyPair(t, "webhook-service.system.svc")
-				g.Expect(secretvolume.Write(dir, renewed)).To(Succeed())
+				g.Expect(certstest.WriteSecretVolume(dir, renewed)).To(Succeed())
 				g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
 					WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).
 					Should(Equal(renewedSerial), "renewal %d", i+1)
@@ -184,7 +183,7 @@ func TestMetricsSource(t *testing.T) {
 
 	dir := t.TempDir()
 	pair, serial := newKeyPair(t, "metrics")
-	g.Expect(secretvolume.Write(dir, pair)).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, pair)).To(Succeed())
 	mounted, err := certs.NewMetricsSource(dir, logr.Discard())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(servedSerial(serve(t, mounted))).To(Equal(serial))
@@ -194,7 +193,7 @@ func TestMetricsSource(t *testing.T) {
 	_, err = certs.NewMetricsSource(filepath.Join(t.TempDir(), "missing"), logr.Discard())
 	g.Expect(err).To(MatchError(HavePrefix("metrics: mounted certificate in")))
 	stray := t.TempDir()
-	g.Expect(secretvolume.Write(stray, map[string][]byte{certs.CAFile: pair[certs.CAFile]})).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(stray, map[string][]byte{certs.CAFile: pair[certs.CAFile]})).To(Succeed())
 	_, err = certs.NewMetricsSource(stray, logr.Discard())
 	g.Expect(err).To(MatchError(ContainSubstring("tls.crt")))
 }
@@ -208,7 +207,7 @@ func TestMetricsSourceAwaitsMountedCertificate(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()
 	// What kubelet makes of a missing optional Secret.
-	g.Expect(secretvolume.Write(dir, nil)).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, nil)).To(Succeed())
 	src, err := certs.NewMetricsSource(dir, logr.Discard())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(src.Ready(nil)).To(Succeed())
@@ -219,7 +218,7 @@ func TestMetricsSourceAwaitsMountedCertificate(t *testing.T) {
 
 	for i := range 2 { // the first certificate, then its renewal
 		pair, serial := newKeyPair(t, "metrics.ns.svc")
-		g.Expect(secretvolume.Write(dir, pair)).To(Succeed())
+		g.Expect(certstest.WriteSecretVolume(dir, pair)).To(Succeed())
 		g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
 			WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).
 			Should(Equal(serial), "certificate %d", i+1)

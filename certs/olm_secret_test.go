@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // The objects an OLM install makes, as far as KeepOLMSecret reads them: a

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // On OpenShift the APIServer object's tlsSecurityProfile says which TLS

@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
 func TestDesiredDeployment(t *testing.T) {

@@ -15,11 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/monitoring"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // The Prometheus Operator's CRDs are installed by this container only; the

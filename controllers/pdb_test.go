@@ -3,7 +3,7 @@ package controllers
 import (
 	"testing"
 
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
 func TestDesiredPDB(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/servedcert"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 func TestWithServedCertificates(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
 func deploymentStatus(generation, observed int64, replicas, updated, ready int32) *appsv1.Deployment {

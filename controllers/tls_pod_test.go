@@ -13,8 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs/tlsprofile"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 func TestDesiredDeploymentTLS(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
 // serviceName is the rule a name must follow, written out independently of

@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 var _ = Describe("Memcached spec fields through the API server", func() {

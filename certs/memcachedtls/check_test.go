@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/test/framework/pki"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // TestCheck is the init container's verdict on every kind of Secret an
@@ -28,7 +27,7 @@ func TestCheck(t *testing.T) {
 	rsaPKCS1 := ca.issue(t, withRSAKey())
 	// data is the valid Secret with change applied; a nil value removes
 	// the key.
-	data := func(c pki.Cert, change map[string][]byte) map[string][]byte {
+	data := func(c certstest.Cert, change map[string][]byte) map[string][]byte {
 		d := ca.secretData(c)
 		for k, v := range change {
 			if v == nil {
@@ -97,7 +96,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tls")
-			if err := secretvolume.Write(dir, maps.Clone(tt.data)); err != nil {
+			if err := certstest.WriteSecretVolume(dir, maps.Clone(tt.data)); err != nil {
 				t.Fatal(err)
 			}
 			if tt.after != nil {

@@ -60,7 +60,7 @@ func (m *memcached) start(t *testing.T, dir string) {
 		"--listen=127.0.0.1,notls:" + m.adminAddr, "--enable-ssl",
 		"--extended=ssl_chain_cert=" + filepath.Join(dir, memcachedtls.CertFile) + ",ssl_key=" + filepath.Join(dir, memcachedtls.KeyFile)}
 	// memcached refuses to run as root without a user to switch to; root
-	// keeps the files that secretvolume writes readable to it.
+	// keeps the files that certstest.WriteSecretVolume writes readable to it.
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}

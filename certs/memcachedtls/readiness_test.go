@@ -14,11 +14,10 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/connserver"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // get is the status of GET url, within 5 s.
@@ -48,7 +47,7 @@ func TestReadyzFollowsMemcached(t *testing.T) {
 	ctx := t.Context()
 	ca := newIssuer(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(secretvolume.Write(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(ca.issue(t)))).To(Succeed())
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	s := startSidecar(t, dir, mc.adminAddr)
 
@@ -74,7 +73,7 @@ func TestTCPProbeOfTheTLSPortIsAHandshakeError(t *testing.T) {
 	ctx := t.Context()
 	ca := newIssuer(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(secretvolume.Write(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(ca.issue(t)))).To(Succeed())
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	admin, err := memcache.Dial(ctx, mc.adminAddr)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -106,7 +105,7 @@ func TestReadyzRefusesWhatIsNotMemcached(t *testing.T) {
 		"no answer": "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			addr := connserver.Serve(t, nil, func(conn net.Conn) {
+			addr := certstest.ServeConn(t, nil, func(conn net.Conn) {
 				if _, err := bufio.NewReader(conn).ReadString('\n'); err != nil || answer == "" {
 					// Hold the connection until the client gives up.
 					_, _ = conn.Read(make([]byte, 1))

@@ -17,11 +17,11 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // logBuffer collects the sidecar's log lines for the test to read while it
@@ -108,7 +108,7 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	ca := newIssuer(t)
 	first, renewed := ca.issue(t), ca.issue(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(first))).To(Succeed())
 	mc := startMemcached(t, rel, dir)
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
@@ -121,7 +121,7 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
-	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 
@@ -148,7 +148,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	ca := newIssuer(t)
 	first, renewed, other := ca.issue(t), ca.issue(t), ca.issue(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(secretvolume.Write(dir, ca.secretData(first))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(first))).To(Succeed())
 	mc := newMemcached(t, memcachedproc.Shipped())
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
@@ -162,7 +162,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 
 	broken := ca.secretData(renewed)
 	broken[memcachedtls.KeyFile] = other.KeyPEM
-	g.Expect(secretvolume.Write(dir, broken)).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, broken)).To(Succeed())
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).
 		Should(ContainSubstring(`Secret \"web-tls\": tls.key does not match the certificate in tls.crt`))
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial), "memcached's certificate after an unusable Secret")
@@ -171,7 +171,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
 		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
 
-	g.Expect(secretvolume.Write(dir, ca.secretData(renewed))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 }

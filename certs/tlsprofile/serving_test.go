@@ -10,25 +10,24 @@ import (
 
 	configv1 "github.com/openshift/api/config/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/pki"
-	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 )
 
 // Clients a profile is told by: one that stops at TLS 1.2 (offering Go's
 // default suites), one that offers only a CBC suite that Old has and
 // Intermediate has not, and one of TLS 1.0, which only Old admits.
 var (
-	tls12Client    = tlsprobe.Offer{MaxVersion: tls.VersionTLS12}
-	tls12CBCClient = tlsprobe.Offer{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}
-	tls10Client    = tlsprobe.Offer{MaxVersion: tls.VersionTLS10, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}
-	tls13Client    = tlsprobe.Offer{}
+	tls12Client    = certstest.Offer{MaxVersion: tls.VersionTLS12}
+	tls12CBCClient = certstest.Offer{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}
+	tls10Client    = certstest.Offer{MaxVersion: tls.VersionTLS10, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}
+	tls13Client    = certstest.Offer{}
 )
 
 // customCiphers is a Custom profile's list, and outsideCustom a TLS 1.2
 // client offering only suites outside it.
 var (
 	customCiphers = []string{"ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305"}
-	outsideCustom = tlsprobe.Offer{MaxVersion: tls.VersionTLS12,
+	outsideCustom = certstest.Offer{MaxVersion: tls.VersionTLS12,
 		CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}
 )
 
@@ -47,23 +46,23 @@ func TestServingFollowsProfile(t *testing.T) {
 	addr := startServer(t, s)
 	for _, tc := range []struct {
 		profile  configv1.TLSProfileType
-		accepted []tlsprobe.Offer
-		refused  []tlsprobe.Offer
+		accepted []certstest.Offer
+		refused  []certstest.Offer
 	}{
-		{profile: configv1.TLSProfileOldType, accepted: []tlsprobe.Offer{tls12Client, tls12CBCClient, tls10Client, tls13Client}},
-		{profile: configv1.TLSProfileIntermediateType, accepted: []tlsprobe.Offer{tls12Client, tls13Client},
-			refused: []tlsprobe.Offer{tls12CBCClient, tls10Client}},
-		{profile: configv1.TLSProfileModernType, accepted: []tlsprobe.Offer{tls13Client},
-			refused: []tlsprobe.Offer{tls12Client, tls12CBCClient, tls10Client}},
-		{profile: configv1.TLSProfileCustomType, accepted: []tlsprobe.Offer{tls12Client, tls13Client},
-			refused: []tlsprobe.Offer{outsideCustom, tls12CBCClient, tls10Client}},
+		{profile: configv1.TLSProfileOldType, accepted: []certstest.Offer{tls12Client, tls12CBCClient, tls10Client, tls13Client}},
+		{profile: configv1.TLSProfileIntermediateType, accepted: []certstest.Offer{tls12Client, tls13Client},
+			refused: []certstest.Offer{tls12CBCClient, tls10Client}},
+		{profile: configv1.TLSProfileModernType, accepted: []certstest.Offer{tls13Client},
+			refused: []certstest.Offer{tls12Client, tls12CBCClient, tls10Client}},
+		{profile: configv1.TLSProfileCustomType, accepted: []certstest.Offer{tls12Client, tls13Client},
+			refused: []certstest.Offer{outsideCustom, tls12CBCClient, tls10Client}},
 		// Back to Intermediate: a Set is not one-way.
-		{profile: configv1.TLSProfileIntermediateType, accepted: []tlsprobe.Offer{tls12Client},
-			refused: []tlsprobe.Offer{tls12CBCClient}},
+		{profile: configv1.TLSProfileIntermediateType, accepted: []certstest.Offer{tls12Client},
+			refused: []certstest.Offer{tls12CBCClient}},
 	} {
 		s.Set(profileOf(tc.profile))
 		for _, o := range tc.accepted {
-			st, err := tlsprobe.Handshake(context.Background(), addr, o)
+			st, err := certstest.Handshake(context.Background(), addr, o)
 			if err != nil {
 				t.Errorf("%s: a client offering %s refused: %v", tc.profile, describe(o), err)
 				continue
@@ -74,7 +73,7 @@ func TestServingFollowsProfile(t *testing.T) {
 			}
 		}
 		for _, o := range tc.refused {
-			if st, err := tlsprobe.Handshake(context.Background(), addr, o); err == nil {
+			if st, err := certstest.Handshake(context.Background(), addr, o); err == nil {
 				t.Errorf("%s: a client offering %s accepted with %s %s", tc.profile, describe(o),
 					tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
 			}
@@ -90,7 +89,7 @@ func TestServingOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := startServer(t, NewServing(o))
-	if _, err := tlsprobe.Handshake(context.Background(), addr, tls12Client); err == nil {
+	if _, err := certstest.Handshake(context.Background(), addr, tls12Client); err == nil {
 		t.Error("--tls-min-version=VersionTLS13 over Intermediate: a TLS 1.2 client accepted")
 	}
 
@@ -101,16 +100,16 @@ func TestServingOverrides(t *testing.T) {
 	s := NewServing(o)
 	s.Set(profileOf(configv1.TLSProfileOldType))
 	addr = startServer(t, s)
-	st, err := tlsprobe.Handshake(context.Background(), addr, tls12Client)
+	st, err := certstest.Handshake(context.Background(), addr, tls12Client)
 	if err != nil || st.CipherSuite != tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384 {
 		t.Errorf("--tls-cipher-suites over Old: got %s, %v; want TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
 			tls.CipherSuiteName(st.CipherSuite), err)
 	}
-	onlyOldsAES128GCM := tlsprobe.Offer{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}
-	if _, err := tlsprobe.Handshake(context.Background(), addr, onlyOldsAES128GCM); err == nil {
+	onlyOldsAES128GCM := certstest.Offer{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}
+	if _, err := certstest.Handshake(context.Background(), addr, onlyOldsAES128GCM); err == nil {
 		t.Error("--tls-cipher-suites over Old: a client offering only a suite of Old's outside the flag's list accepted")
 	}
-	if _, err := tlsprobe.Handshake(context.Background(), addr, tls10Client); err != nil {
+	if _, err := certstest.Handshake(context.Background(), addr, tls10Client); err != nil {
 		t.Errorf("--tls-cipher-suites alone keeps Old's TLS 1.0 minimum, yet a TLS 1.0 client was refused: %v", err)
 	}
 }
@@ -147,11 +146,11 @@ func TestParseOverrides(t *testing.T) {
 // configured by s as the operator's servers are.
 func startServer(t *testing.T, s *Serving) string {
 	t.Helper()
-	ca, err := pki.NewCA("tlsprofile-test")
+	ca, err := certstest.NewCA("tlsprofile-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := ca.Issue(pki.Options{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}})
+	c, err := ca.Issue(certstest.CertOptions{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +160,10 @@ func startServer(t *testing.T, s *Serving) string {
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.ConfigureTLS(cfg)
-	return tlsprobe.Serve(t, cfg)
+	return certstest.ServeTLS(t, cfg)
 }
 
-func describe(o tlsprobe.Offer) string {
+func describe(o certstest.Offer) string {
 	v := "TLS 1.3"
 	if o.MaxVersion != 0 {
 		v = tls.VersionName(o.MaxVersion)

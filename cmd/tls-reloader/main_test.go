@@ -15,9 +15,9 @@ import (
 	. "github.com/onsi/gomega"
 	certutil "k8s.io/client-go/util/cert"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
 // runMainEnv makes the test binary run main with its arguments, so the
@@ -65,7 +65,7 @@ func TestCheckCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tls")
-			if err := secretvolume.Write(dir, tt.data); err != nil {
+			if err := certstest.WriteSecretVolume(dir, tt.data); err != nil {
 				t.Fatal(err)
 			}
 			termLog := filepath.Join(t.TempDir(), "termination-log")

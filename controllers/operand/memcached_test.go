@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/controllers/warmup"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/connserver"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
@@ -58,7 +58,7 @@ func TestReadRefusesWhatIsNotMemcached(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			done := make(chan struct{})
 			t.Cleanup(func() { close(done) })
-			addr := connserver.Serve(t, nil, func(conn net.Conn) {
+			addr := certstest.ServeConn(t, nil, func(conn net.Conn) {
 				_, _ = conn.Write([]byte(tt.answer))
 				<-done
 			})

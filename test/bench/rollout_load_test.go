@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // A server that joins takes keys from every other server and nothing else

@@ -17,10 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
-	"github.com/example-inc/memcached-operator/test/framework/pki"
 )
 
 // memoryNamespace holds the memory scenario's Memcached.
@@ -337,11 +337,11 @@ func containerID(pod *corev1.Pod) (string, error) {
 // pods' names under it) from a CA of its own, and returns how a client
 // verifies it.
 func tlsSecret(ctx context.Context, c client.Client, name, serverName string) (*tls.Config, error) {
-	ca, err := pki.NewCA("memcached-operator bench CA")
+	ca, err := certstest.NewCA("memcached-operator bench CA")
 	if err != nil {
 		return nil, err
 	}
-	cert, err := ca.Issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}})
+	cert, err := ca.Issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
 	if err != nil {
 		return nil, err
 	}

@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/operand"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // rolloutNamespace holds the rollout scenario's Memcached.

@@ -34,7 +34,7 @@ renewing its certificates:
 The "kubectl apply with cert-manager" container runs the operator on the
 host and stands in for kubelet in two ways, each said where it happens: it
 copies the certificate Secret to the files the operator reads, as kubelet
-does for a mounted Secret (test/framework/secretvolume), and it routes the
+does for a mounted Secret (certs/certstest), and it routes the
 API server's webhook calls to the host. The "operator as a pod" container
 runs the same install with the operator image and no stand-in.
 

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // memcachedSet is a rollout of Memcached objects in a namespace that holds

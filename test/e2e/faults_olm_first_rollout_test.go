@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/example-inc/memcached-operator/test/framework/gen"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
 // OLM writes a new CSV's Deployment before it applies the Subscription's

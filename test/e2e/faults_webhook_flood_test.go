@@ -14,9 +14,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 	"github.com/example-inc/memcached-operator/webhooks"
 	"github.com/example-inc/memcached-operator/webhooks/admissionlimit"

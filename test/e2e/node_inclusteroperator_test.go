@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/webhooks"
 )

@@ -24,13 +24,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
-	"github.com/example-inc/memcached-operator/test/framework/pki"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
@@ -46,18 +46,18 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 	var (
 		c     *realCluster
 		op    *operatorproc.Operator
-		ca    *pki.CA
+		ca    *certstest.CA
 		cache *cachev1.Memcached
 	)
 
-	issue := func(o pki.Options) pki.Cert {
+	issue := func(o certstest.CertOptions) certstest.Cert {
 		GinkgoHelper()
 		cert, err := ca.Issue(o)
 		Expect(err).NotTo(HaveOccurred())
 		return cert
 	}
-	serverCert := func() pki.Cert {
-		return issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}})
+	serverCert := func() certstest.Cert {
+		return issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
 	}
 	// dial opens a TLS connection to pod's memcached that verifies the
 	// chain and the name, presenting client certificates when given.
@@ -163,7 +163,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		// Rounds of the served-certificate watcher every 2 s, not 10 min.
 		op = c.operatorIn(ctx, "tls-operator", ns, "SERVED_CERTIFICATE_INTERVAL=2s")
 		var err error
-		ca, err = pki.NewCA("memcached TLS test CA")
+		ca, err = certstest.NewCA("memcached TLS test CA")
 		Expect(err).NotTo(HaveOccurred())
 	}, NodeTimeout(5*time.Minute))
 
@@ -241,7 +241,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 
 		By("writing a certificate that ends in an hour, issued ten hours ago")
 		now := time.Now()
-		ending := issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}, NotBefore: now.Add(-10 * time.Hour), NotAfter: now.Add(time.Hour)})
+		ending := issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}, NotBefore: now.Add(-10 * time.Hour), NotAfter: now.Add(time.Hour)})
 		c.writeTLSSecret(ctx, ns, secretName, ending, ca.PEM)
 		end := ending.NotAfter.UTC().Truncate(time.Second)
 		Eventually(expiring(ctx)).WithContext(ctx).WithTimeout(3 * time.Minute).Should(And(
@@ -278,7 +278,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 				g.Expect(strings.Join(p.Spec.Containers[0].Command, " ")).To(ContainSubstring("ssl_verify_mode=2"), "pod %s", p.Name)
 			}
 		}).Should(Succeed())
-		clientCert, err := issue(pki.Options{DNSNames: []string{"client"}, Client: true}).TLSCertificate()
+		clientCert, err := issue(certstest.CertOptions{DNSNames: []string{"client"}, Client: true}).TLSCertificate()
 		Expect(err).NotTo(HaveOccurred())
 		for _, p := range pods {
 			m, err := dial(ctx, p)
@@ -303,7 +303,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode
 		mismatched := serverCert()
 		mismatched.KeyPEM = other.KeyPEM
 		c.writeTLSSecret(ctx, ns, "mismatched", mismatched, ca.PEM)
-		c.writeTLSSecret(ctx, ns, "expired", issue(pki.Options{DNSNames: []string{serverName},
+		c.writeTLSSecret(ctx, ns, "expired", issue(certstest.CertOptions{DNSNames: []string{serverName},
 			NotBefore: time.Now().Add(-48 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)}), ca.PEM)
 		cases := []struct{ secret, message string }{
 			{"absent", `Secret "absent" does not exist or holds no keys: it needs tls.crt and tls.key`},
@@ -409,7 +409,7 @@ func restartSummary(p corev1.Pod) string {
 
 // writeTLSSecret creates or replaces the kubernetes.io/tls Secret name in
 // ns, holding cert and the CA's certificate.
-func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert pki.Cert, caPEM []byte) {
+func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert certstest.Cert, caPEM []byte) {
 	GinkgoHelper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Type: corev1.SecretTypeTLS}
 	_, err := controllerutil.CreateOrUpdate(ctx, c.k8s, s, func() error {

@@ -19,10 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
-	"github.com/example-inc/memcached-operator/test/framework/pki"
 	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 	"github.com/example-inc/memcached-operator/test/framework/releasebundle"
 )
@@ -230,10 +230,10 @@ func disconnectedInstallSpecs() {
 
 		It("runs memcached with its TLS sidecar and metrics exporter, each pulled by digest from the mirror", func(ctx SpecContext) {
 			const cache = "cache"
-			ca, err := pki.NewCA("disconnected test CA")
+			ca, err := certstest.NewCA("disconnected test CA")
 			Expect(err).NotTo(HaveOccurred())
 			serverName := fmt.Sprintf("%s.%s.svc", cache, ns)
-			cert, err := ca.Issue(pki.Options{DNSNames: []string{serverName, "*." + serverName}})
+			cert, err := ca.Issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(k8s.Create(ctx, &corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cache + "-tls"}, Type: corev1.SecretTypeTLS,

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/monitoring"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 )
 
 // proxySettings are the cluster-wide proxy the operator is started with, as

@@ -24,12 +24,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -121,9 +121,9 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall,
 
 		By("writing the certificate Secrets to the directories the operator reads, as kubelet does for a mounted Secret")
 		secret := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
-		Expect(secretvolume.Write(webhookCertDir(), secret.Data)).To(Succeed())
+		Expect(certstest.WriteSecretVolume(webhookCertDir(), secret.Data)).To(Succeed())
 		metricsSecret := getSecret(ctx, metricsCert.Namespace, metricsCert.Spec.SecretName)
-		Expect(secretvolume.Write(metricsCertDir(), metricsSecret.Data)).To(Succeed())
+		Expect(certstest.WriteSecretVolume(metricsCertDir(), metricsSecret.Data)).To(Succeed())
 
 		By("starting the operator binary on the host, webhooks in mounted mode")
 		start := time.Now()
@@ -227,7 +227,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall,
 			// be the one the served certificate chains to.
 			mounted := getSecretG(ctx, g, metricsCert.Namespace, metricsCert.Spec.SecretName)
 			if !bytes.Equal(mounted.Data["tls.crt"], served) {
-				g.Expect(secretvolume.Write(metricsCertDir(), mounted.Data)).To(Succeed())
+				g.Expect(certstest.WriteSecretVolume(metricsCertDir(), mounted.Data)).To(Succeed())
 				served = mounted.Data["tls.crt"]
 			}
 			code, body, err := s.get(ctx)
@@ -253,7 +253,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall,
 		newSerial := secretSerial(renewed)
 
 		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
-		Expect(secretvolume.Write(webhookCertDir(), renewed.Data)).To(Succeed())
+		Expect(certstest.WriteSecretVolume(webhookCertDir(), renewed.Data)).To(Succeed())
 
 		By("checking the webhook server presents the new certificate")
 		start := time.Now()
@@ -299,7 +299,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall,
 		_, renewed := renewCertificate(ctx, metricsCert)
 
 		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
-		Expect(secretvolume.Write(metricsCertDir(), renewed.Data)).To(Succeed())
+		Expect(certstest.WriteSecretVolume(metricsCertDir(), renewed.Data)).To(Succeed())
 
 		By("checking the metrics server presents the new certificate")
 		start := time.Now()

@@ -16,13 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
-	"github.com/example-inc/memcached-operator/test/framework/gen"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
-	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
 )
 
 // fipsCurves are the key exchanges FIPS 140-3 mode lets crypto/tls
@@ -32,7 +32,7 @@ var fipsCurves = []tls.CurveID{tls.CurveP256, tls.CurveP384}
 
 // x25519First offers X25519 before P-256 and P-384: a server outside FIPS
 // 140-3 mode takes X25519, as Go prefers it.
-var x25519First = tlsprobe.Offer{Curves: []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384}}
+var x25519First = certstest.Offer{Curves: []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384}}
 
 // TestManagerUnderFIPS140Only runs the operator, built as make build builds
 // it (with the Go Cryptographic Module GOFIPS140), with
@@ -119,7 +119,7 @@ func TestManagerUnderFIPS140Only(t *testing.T) {
 		for _, max := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 			offer := x25519First
 			offer.MaxVersion = max
-			st, err := tlsprobe.Handshake(ctx, addr, offer)
+			st, err := certstest.Handshake(ctx, addr, offer)
 			g.Expect(err).NotTo(HaveOccurred(), "the %s server refused %s offering X25519, P-256 and P-384", name, tls.VersionName(max))
 			g.Expect(fipsCurves).To(ContainElement(st.CurveID), "the %s server chose %s with %s", name, st.CurveID, tls.VersionName(max))
 		}

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
-	"github.com/example-inc/memcached-operator/test/framework/tlsprobe"
 )
 
 // tlsClient is a client that tells profiles apart, by what it offers. Each
@@ -24,23 +24,23 @@ import (
 // is ECDSA, the metrics one (self-signed by controller-runtime) RSA.
 type tlsClient struct {
 	name  string
-	offer tlsprobe.Offer
+	offer certstest.Offer
 }
 
 var (
 	// tls12Only stops at TLS 1.2, with Go's default suites: Modern refuses it.
-	tls12Only = tlsClient{"TLS 1.2 only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12}}
+	tls12Only = tlsClient{"TLS 1.2 only", certstest.Offer{MaxVersion: tls.VersionTLS12}}
 	// tls12CBC offers only CBC suites that Old has, Intermediate not. They
 	// are the CBC suites with SHA-256: the operator runs in FIPS 140-3
 	// mode (docs/fips.md), where crypto/tls negotiates no suite with SHA-1
 	// whatever the profile says.
-	tls12CBC = tlsClient{"TLS 1.2, CBC suites only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12,
+	tls12CBC = tlsClient{"TLS 1.2, CBC suites only", certstest.Offer{MaxVersion: tls.VersionTLS12,
 		CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256}}}
 	// tls12AES128 offers only the AES-128 GCM suites, outside customTLS's
 	// list.
-	tls12AES128 = tlsClient{"TLS 1.2, AES-128 GCM only", tlsprobe.Offer{MaxVersion: tls.VersionTLS12,
+	tls12AES128 = tlsClient{"TLS 1.2, AES-128 GCM only", certstest.Offer{MaxVersion: tls.VersionTLS12,
 		CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}}
-	tls13 = tlsClient{"TLS 1.3", tlsprobe.Offer{}}
+	tls13 = tlsClient{"TLS 1.3", certstest.Offer{}}
 )
 
 // customTLS is a Custom profile; its suites in crypto/tls's terms are
@@ -117,7 +117,7 @@ func TestServersFollowClusterTLSProfile(t *testing.T) {
 	setProfile(customTLS)
 	eventuallyServe(g, "Custom", servers, []tlsClient{tls13}, []tlsClient{tls12AES128, tls12CBC})
 	for name, addr := range servers {
-		st, err := tlsprobe.Handshake(ctx, addr, tls12Only.offer)
+		st, err := certstest.Handshake(ctx, addr, tls12Only.offer)
 		g.Expect(err).NotTo(HaveOccurred(), "Custom: the %s server refused a TLS 1.2 client offering Go's defaults", name)
 		g.Expect(aes256GCM).To(ContainElement(st.CipherSuite), "Custom: the %s server chose %s", name, tls.CipherSuiteName(st.CipherSuite))
 	}
@@ -133,7 +133,7 @@ func TestServersFollowClusterTLSProfile(t *testing.T) {
 		"--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")
 	eventuallyServe(g, "Modern under the flags", servers, []tlsClient{tls12Only, tls13}, []tlsClient{tls12AES128})
 	for name, addr := range servers {
-		st, err := tlsprobe.Handshake(ctx, addr, tls12Only.offer)
+		st, err := certstest.Handshake(ctx, addr, tls12Only.offer)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(aes256GCM).To(ContainElement(st.CipherSuite), "--tls-cipher-suites: the %s server chose %s", name, tls.CipherSuiteName(st.CipherSuite))
 	}
@@ -146,11 +146,11 @@ func eventuallyServe(g *WithT, profile string, servers map[string]string, accept
 	g.Eventually(func(g Gomega) {
 		for name, addr := range servers {
 			for _, c := range accepted {
-				_, err := tlsprobe.Handshake(context.Background(), addr, c.offer)
+				_, err := certstest.Handshake(context.Background(), addr, c.offer)
 				g.Expect(err).NotTo(HaveOccurred(), "the %s server refused a client offering %s", name, c.name)
 			}
 			for _, c := range refused {
-				st, err := tlsprobe.Handshake(context.Background(), addr, c.offer)
+				st, err := certstest.Handshake(context.Background(), addr, c.offer)
 				g.Expect(err).To(HaveOccurred(), "the %s server accepted a client offering %s, with %s %s",
 					name, c.name, tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
 			}

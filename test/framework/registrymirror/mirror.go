@@ -20,7 +20,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/example-inc/memcached-operator/test/framework/pki"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 )
 
 // Request is one request a mirrored registry answered.
@@ -74,11 +74,11 @@ func Start(dir string, hosts ...string) (m *Mirror, err error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("registrymirror: no host to mirror")
 	}
-	ca, err := pki.NewCA("registrymirror")
+	ca, err := certstest.NewCA("registrymirror")
 	if err != nil {
 		return nil, err
 	}
-	cert, err := ca.Issue(pki.Options{DNSNames: hosts})
+	cert, err := ca.Issue(certstest.CertOptions{DNSNames: hosts})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package secretvolume
+package certstest
 
 import (
 	"errors"
@@ -11,14 +11,14 @@ import (
 
 const dataLink = "..data"
 
-// Write makes dir hold exactly the keys of data, as kubelet updates a Secret
+// WriteSecretVolume makes dir hold exactly the keys of data, as kubelet updates a Secret
 // volume: a new timestamped directory, an atomic swap of the ..data symlink,
 // a symlink per key, and the previous directory removed. dir is created if
 // needed. Keys must be plain file names.
-func Write(dir string, data map[string][]byte) error {
+func WriteSecretVolume(dir string, data map[string][]byte) error {
 	for key := range data {
 		if key == "" || strings.HasPrefix(key, "..") || strings.ContainsRune(key, filepath.Separator) {
-			return fmt.Errorf("secretvolume: %q is not a plain file name", key)
+			return fmt.Errorf("secret volume: %q is not a plain file name", key)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -1,17 +1,15 @@
-package connserver_test
+package certstest
 
 import (
 	"io"
 	"net"
 	"testing"
-
-	"github.com/example-inc/memcached-operator/test/framework/connserver"
 )
 
 // A client reads what handle wrote, then the end of the connection that
-// Serve closes once handle returns.
+// ServeConn closes once handle returns.
 func TestServeAnswersAndCloses(t *testing.T) {
-	addr := connserver.Serve(t, nil, func(c net.Conn) { _, _ = c.Write([]byte("hello")) })
+	addr := ServeConn(t, nil, func(c net.Conn) { _, _ = c.Write([]byte("hello")) })
 	for range 2 {
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {

@@ -1,14 +1,12 @@
-package secretvolume_test
+package certstest
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/example-inc/memcached-operator/test/framework/secretvolume"
 )
 
-func TestWriteSwapsTheWholeSet(t *testing.T) {
+func TestWriteSecretVolumeSwapsTheWholeSet(t *testing.T) {
 	dir := t.TempDir()
 	steps := []map[string][]byte{
 		{"tls.crt": []byte("cert 1"), "tls.key": []byte("key 1")},
@@ -16,7 +14,7 @@ func TestWriteSwapsTheWholeSet(t *testing.T) {
 		{"tls.crt": []byte("cert 3"), "tls.key": []byte("key 3")},
 	}
 	for i, data := range steps {
-		if err := secretvolume.Write(dir, data); err != nil {
+		if err := WriteSecretVolume(dir, data); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 		for key, want := range data {
@@ -47,9 +45,9 @@ func TestWriteSwapsTheWholeSet(t *testing.T) {
 	}
 }
 
-func TestWriteRejectsPaths(t *testing.T) {
+func TestWriteSecretVolumeRejectsPaths(t *testing.T) {
 	for _, key := range []string{"", "..data", "a/b"} {
-		if err := secretvolume.Write(t.TempDir(), map[string][]byte{key: nil}); err == nil {
+		if err := WriteSecretVolume(t.TempDir(), map[string][]byte{key: nil}); err == nil {
 			t.Errorf("key %q: want an error", key)
 		}
 	}

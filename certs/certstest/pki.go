@@ -1,4 +1,4 @@
-package pki
+package certstest
 
 import (
 	"crypto"
@@ -34,9 +34,9 @@ type Cert struct {
 	NotAfter time.Time
 }
 
-// Options shape a certificate; the zero value is a server certificate
+// CertOptions shape a certificate; the zero value is a server certificate
 // valid from an hour ago for a day.
-type Options struct {
+type CertOptions struct {
 	DNSNames    []string
 	IPAddresses []net.IP
 	// Client makes a client certificate instead of a server one.
@@ -87,7 +87,7 @@ func (ca *CA) Pool() *x509.CertPool {
 }
 
 // Issue signs a certificate shaped by o.
-func (ca *CA) Issue(o Options) (Cert, error) {
+func (ca *CA) Issue(o CertOptions) (Cert, error) {
 	key, keyBlock, err := newKey(o.RSA)
 	if err != nil {
 		return Cert{}, err
