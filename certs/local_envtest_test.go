@@ -28,7 +28,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -61,7 +61,7 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	g.Expect(err).NotTo(HaveOccurred())
 	port := ports[0]
 	dir := t.TempDir()

@@ -20,9 +20,9 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/controllers/operand"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
@@ -43,7 +43,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 	// servers are the memcached standing in for the pods, by address.
 	servers := map[string]*memcache.Client{}
 	BeforeAll(func() {
-		ports, err := addr.FreePorts(1)
+		ports, err := certstest.FreePorts(1)
 		Expect(err).NotTo(HaveOccurred())
 		port = ports[0]
 		for _, ip := range []string{"127.0.0.21", "127.0.0.22", "127.0.0.23", "127.0.0.24"} {

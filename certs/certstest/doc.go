@@ -2,11 +2,13 @@
 // manner of net/http/httptest: a CA that issues server and client
 // certificates and the broken ones a check must refuse; TLS handshakes that
 // offer only what a test says; servers on loopback that answer as a test
-// writes them; and a Secret volume written as kubelet writes it.
+// writes them, and free loopback ports for the servers a test starts
+// itself; and a Secret volume written as kubelet writes it.
 //
 //	ca, err := certstest.NewCA("test")
 //	c, err := ca.Issue(certstest.CertOptions{DNSNames: []string{"cache.ns.svc"}})
 //	addr := certstest.ServeTLS(t, cfg)
+//	ports, err := certstest.FreePorts(2) // for servers a test configures
 //	st, err := certstest.Handshake(ctx, addr, certstest.Offer{MaxVersion: tls.VersionTLS12})
 //	err = certstest.WriteSecretVolume(dir, secret.Data)
 //

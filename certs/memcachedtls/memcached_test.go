@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
@@ -32,7 +32,7 @@ type memcached struct {
 // newMemcached picks the ports of rel's memcached; start starts it.
 func newMemcached(t *testing.T, rel memcachedproc.Release) *memcached {
 	t.Helper()
-	ports, err := addr.FreePorts(2)
+	ports, err := certstest.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}

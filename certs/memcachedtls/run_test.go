@@ -19,7 +19,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
@@ -55,7 +54,7 @@ type sidecar struct {
 // 50 ms, until the test ends; Run must then return nil.
 func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
 	t.Helper()
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

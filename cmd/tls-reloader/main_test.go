@@ -17,7 +17,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 )
 
 // runMainEnv makes the test binary run main with its arguments, so the
@@ -94,7 +93,7 @@ func TestCheckCommand(t *testing.T) {
 // its grace period.
 func TestRunExitsOnSIGTERM(t *testing.T) {
 	g := NewWithT(t)
-	ports, err := addr.FreePorts(2)
+	ports, err := certstest.FreePorts(2)
 	g.Expect(err).NotTo(HaveOccurred())
 	health := "127.0.0.1:" + strconv.Itoa(ports[0])
 	cmd := command(t, "run", "--dir="+t.TempDir(), "--secret=web-tls",

@@ -14,8 +14,8 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers/operand"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
@@ -165,7 +165,7 @@ func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand
 // it exited with an error; it is an error if memcached keeps running.
 func startFails(t *testing.T, rel memcachedproc.Release, cmd []string) (string, error) {
 	t.Helper()
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 )
 
 func TestNear(t *testing.T) {
@@ -44,7 +44,7 @@ func TestNear(t *testing.T) {
 func TestWatcherChecksEachPod(t *testing.T) {
 	g := NewWithT(t)
 	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	g.Expect(err).NotTo(HaveOccurred())
 	port := ports[0]
 	serve := func(ip string, s memcachedtls.Served) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -28,7 +28,7 @@ func (b *bench) startOperator(ctx context.Context, webhooks bool, watchNamespace
 	if webhooks {
 		mode = operatorproc.WebhooksLocal
 	}
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}

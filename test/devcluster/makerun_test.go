@@ -17,7 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
@@ -445,7 +445,7 @@ func readmeKubectlSteps() []kubectlStep {
 // never leaves this machine.
 func unreachableProxy() string {
 	GinkgoHelper()
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	Expect(err).NotTo(HaveOccurred())
 	return "http://127.0.0.1:" + strconv.Itoa(ports[0])
 }

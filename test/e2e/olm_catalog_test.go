@@ -11,7 +11,7 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 )
@@ -40,7 +40,7 @@ func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) e
 // which a second opm serve or another suite would collide on), and its
 // termination log goes to the work directory instead of /dev.
 func serveCatalog(opm, dir, workDir, name string) (*process.Process, int, error) {
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		return nil, 0, err
 	}

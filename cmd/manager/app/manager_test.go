@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers/ingresspolicy"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
 	"github.com/example-inc/memcached-operator/webhooks/drain"
 )
@@ -88,7 +88,7 @@ func TestServe(t *testing.T) {
 	t.Setenv("POD_NAME", managerPod.Name)
 	t.Setenv("NETWORK_POLICIES", "")
 
-	ports, err := addr.FreePorts(2)
+	ports, err := certstest.FreePorts(2)
 	g.Expect(err).NotTo(HaveOccurred())
 	probeAddr := "127.0.0.1:" + strconv.Itoa(ports[1])
 	o, err := parseOptions([]string{

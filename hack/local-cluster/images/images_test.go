@@ -24,8 +24,8 @@ import (
 	"github.com/moby/patternmatcher"
 	"github.com/moby/patternmatcher/ignorefile"
 
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
@@ -334,7 +334,7 @@ func TestMemcachedExporterImage(t *testing.T) {
 func exporterServes(ctx context.Context, t *testing.T, rel memcachedproc.Release, bin, version string) {
 	dir := t.TempDir()
 	srv := rel.Run(t, []string{"memcached"})
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 )
 
@@ -168,7 +168,7 @@ func (c *Cluster) prepare(ctx context.Context) error {
 		}
 	}
 
-	ps, err := addr.FreePorts(10)
+	ps, err := certstest.FreePorts(10)
 	if err != nil {
 		return fmt.Errorf("picking ports: %w", err)
 	}

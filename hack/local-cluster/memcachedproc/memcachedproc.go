@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 )
 
@@ -48,7 +48,7 @@ func (r Release) Start(ctx context.Context, cmd []string, logPath string) (*Serv
 	if len(cmd) == 0 {
 		return nil, errors.New("memcachedproc: empty command")
 	}
-	ports, err := addr.FreePorts(1)
+	ports, err := certstest.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}

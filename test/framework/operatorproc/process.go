@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/addr"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
@@ -44,7 +44,7 @@ func Start(ctx context.Context, opts Options) (*Operator, error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 2 * time.Minute
 	}
-	ps, err := addr.FreePorts(3)
+	ps, err := certstest.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}

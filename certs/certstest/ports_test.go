@@ -1,4 +1,4 @@
-package addr
+package certstest
 
 import (
 	"slices"
