@@ -65,7 +65,7 @@ TLS_RELOADER_IMG ?= $(IMAGE_TAG_BASE)-tls-reloader:v$(TLS_RELOADER_VERSION)
 # reloader are built with (docs/fips.md): v1.0.0 holds CMVP certificate
 # #5247, and a binary built with it runs in FIPS 140-3 mode by default
 # (GODEBUG fips140=on). The Dockerfile's default and the tests' builds
-# (hack/local-cluster/repo reads this line) follow it; hack/local-cluster/images
+# (hack/repo reads this line) follow it; hack/local-cluster/images
 # checks that the Dockerfile agrees.
 GOFIPS140 ?= v1.0.0
 

@@ -10,7 +10,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // The generated manifests become configurations on this host that differ

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // options are the flags of every command; each command registers those it

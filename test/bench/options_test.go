@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 func TestSmokeDefaultsYieldToFlags(t *testing.T) {

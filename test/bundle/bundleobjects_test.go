@@ -10,7 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // The rules the manager needs in its own namespace only, the leader

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	scorecardv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // The bundle metadata annotations this test reads.

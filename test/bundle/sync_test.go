@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // bundleObjects reads every manifest of bundle/manifests.

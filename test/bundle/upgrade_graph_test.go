@@ -6,7 +6,7 @@ import (
 
 	"github.com/blang/semver/v4"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // makeDefault is the Makefile's default for name.

@@ -24,7 +24,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // The policies of `preflight list-checks` the test reads: the one a

@@ -29,7 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )

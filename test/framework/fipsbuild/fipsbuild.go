@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // Check fails unless the binary at path records GOFIPS140 at the module

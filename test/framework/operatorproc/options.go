@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/repo"
+	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // Webhooks says whether and how the operator serves its admission webhooks.

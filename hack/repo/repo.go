@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"golang.org/x/mod/modfile"
 )
 
 // modulePath is the operator's module: its go.mod marks the repository's top.
@@ -33,7 +32,7 @@ var root = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == modulePath {
+		if f, err := readGoMod(filepath.Join(dir, "go.mod")); err == nil && f.Module.Path == modulePath {
 			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
@@ -97,20 +96,36 @@ var kubernetesVersion = sync.OnceValues(func() (string, error) {
 // to the root) requires.
 func requiredVersion(file, module string) (string, error) {
 	path := filepath.Join(Root(), file)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	f, err := modfile.ParseLax(path, data, nil)
+	f, err := readGoMod(path)
 	if err != nil {
 		return "", err
 	}
 	for _, r := range f.Require {
-		if r.Mod.Path == module {
-			return r.Mod.Version, nil
+		if r.Path == module {
+			return r.Version, nil
 		}
 	}
 	return "", fmt.Errorf("%s does not require %s", path, module)
+}
+
+// goMod is what `go mod edit -json` prints of a go.mod that the callers
+// read.
+type goMod struct {
+	Module  struct{ Path string }
+	Require []struct{ Path, Version string }
+}
+
+// readGoMod reads the go.mod at path as the go command parses it.
+func readGoMod(path string) (goMod, error) {
+	var f goMod
+	if _, err := os.Stat(path); err != nil {
+		return f, err
+	}
+	out, err := exec.Command("go", "mod", "edit", "-json", path).Output()
+	if err != nil {
+		return f, fmt.Errorf("go mod edit -json %s: %w", path, err)
+	}
+	return f, json.Unmarshal(out, &f)
 }
 
 // KubernetesVersion is the version of the control plane the project builds
