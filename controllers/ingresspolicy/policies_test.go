@@ -8,7 +8,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
-	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
+	"github.com/example-inc/memcached-operator/controllers/ingresspolicy/netpolicy"
 )
 
 // What the policies admit into the manager's pods, as the NetworkPolicy API

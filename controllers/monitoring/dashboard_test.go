@@ -1,6 +1,7 @@
 package monitoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,9 +13,10 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
-	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // dashboardFile is the Grafana dashboard of one Memcached.
@@ -88,7 +90,8 @@ func TestDashboardQueriesDrawEveryPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	families, err := scrape.Parse(string(metrics))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(metrics))
 	if err != nil {
 		t.Fatalf("%s: %v", exporterScrape, err)
 	}
@@ -104,7 +107,7 @@ func TestDashboardQueriesDrawEveryPod(t *testing.T) {
 			for _, target := range targets {
 				series = append(series, map[string]string{
 					"series": seriesName(name, m, target),
-					"values": seriesValues(f.GetType(), scrape.Value(m)),
+					"values": seriesValues(f.GetType(), m.GetCounter().GetValue()+m.GetGauge().GetValue()+m.GetUntyped().GetValue()),
 				})
 			}
 		}

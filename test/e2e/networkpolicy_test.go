@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/controllers/ingresspolicy"
-	"github.com/example-inc/memcached-operator/test/framework/netpolicy"
+	"github.com/example-inc/memcached-operator/controllers/ingresspolicy/netpolicy"
 )
 
 // expectNetworkPolicies checks the NetworkPolicies the manager keeps beside
