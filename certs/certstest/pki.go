@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"testing"
 	"time"
 )
 
@@ -73,6 +74,36 @@ func NewCA(name string) (*CA, error) {
 		return nil, err
 	}
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
+// NewTestCA is NewCA for a test, which fails on an error.
+func NewTestCA(t testing.TB) *CA {
+	t.Helper()
+	ca, err := NewCA("test CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
+}
+
+// IssueLoopback issues a certificate for localhost and 127.0.0.1, as a
+// server on this host presents it to a client that verifies it, shaped by
+// o otherwise; the test fails on an error.
+func (ca *CA) IssueLoopback(t testing.TB, o CertOptions) Cert {
+	t.Helper()
+	o.DNSNames = append(o.DNSNames, "localhost")
+	o.IPAddresses = append(o.IPAddresses, net.IPv4(127, 0, 0, 1))
+	c, err := ca.Issue(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// SecretData is the data of a kubernetes.io/tls Secret that holds c and
+// the CA, as cert-manager writes it: tls.crt, tls.key and ca.crt.
+func (ca *CA) SecretData(c Cert) map[string][]byte {
+	return map[string][]byte{"tls.crt": c.CertPEM, "tls.key": c.KeyPEM, "ca.crt": ca.PEM}
 }
 
 // Certificate is the CA's certificate.

@@ -18,17 +18,17 @@ import (
 // admin can get wrong, with the sentence the operator puts in the
 // Memcached's status.
 func TestCheck(t *testing.T) {
-	ca := newIssuer(t)
+	ca := certstest.NewTestCA(t)
 	now := time.Now().UTC().Truncate(time.Second)
-	valid := ca.issue(t)
-	other := ca.issue(t)
-	expired := ca.issue(t, withValidity(now.Add(-48*time.Hour), now.Add(-time.Hour)))
-	early := ca.issue(t, withValidity(now.Add(time.Hour), now.Add(48*time.Hour)))
-	rsaPKCS1 := ca.issue(t, withRSAKey())
+	valid := ca.IssueLoopback(t, certstest.CertOptions{})
+	other := ca.IssueLoopback(t, certstest.CertOptions{})
+	expired := ca.IssueLoopback(t, certstest.CertOptions{NotBefore: now.Add(-48 * time.Hour), NotAfter: now.Add(-time.Hour)})
+	early := ca.IssueLoopback(t, certstest.CertOptions{NotBefore: now.Add(time.Hour), NotAfter: now.Add(48 * time.Hour)})
+	rsaPKCS1 := ca.IssueLoopback(t, certstest.CertOptions{RSA: true})
 	// data is the valid Secret with change applied; a nil value removes
 	// the key.
 	data := func(c certstest.Cert, change map[string][]byte) map[string][]byte {
-		d := ca.secretData(c)
+		d := ca.SecretData(c)
 		for k, v := range change {
 			if v == nil {
 				delete(d, k)

@@ -1,4 +1,4 @@
-package memcachedtls_test
+package memcached_test
 
 import (
 	"bufio"
@@ -45,9 +45,9 @@ func get(ctx context.Context, url string, header http.Header) (int, error) {
 func TestReadyzFollowsMemcached(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := newIssuer(t)
+	ca := certstest.NewTestCA(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(ca.IssueLoopback(t, certstest.CertOptions{})))).To(Succeed())
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	s := startSidecar(t, dir, mc.adminAddr)
 
@@ -71,9 +71,9 @@ func TestReadyzFollowsMemcached(t *testing.T) {
 func TestTCPProbeOfTheTLSPortIsAHandshakeError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := newIssuer(t)
+	ca := certstest.NewTestCA(t)
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(ca.issue(t)))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(ca.IssueLoopback(t, certstest.CertOptions{})))).To(Succeed())
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	admin, err := memcache.Dial(ctx, mc.adminAddr)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -1,4 +1,4 @@
-package memcachedtls_test
+package memcached_test
 
 import (
 	"bytes"
@@ -104,10 +104,10 @@ func TestRunRefreshesMemcachedInPlace(t *testing.T) {
 func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := newIssuer(t)
-	first, renewed := ca.issue(t), ca.issue(t)
+	ca := certstest.NewTestCA(t)
+	first, renewed := ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{})
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(first))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(first))).To(Succeed())
 	mc := startMemcached(t, rel, dir)
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
@@ -120,7 +120,7 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(renewed))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 
@@ -144,10 +144,10 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := newIssuer(t)
-	first, renewed, other := ca.issue(t), ca.issue(t), ca.issue(t)
+	ca := certstest.NewTestCA(t)
+	first, renewed, other := ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{})
 	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(first))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(first))).To(Succeed())
 	mc := newMemcached(t, memcachedproc.Shipped())
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
@@ -159,7 +159,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	// those memcached started with.
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.Serial)))
 
-	broken := ca.secretData(renewed)
+	broken := ca.SecretData(renewed)
 	broken[memcachedtls.KeyFile] = other.KeyPEM
 	g.Expect(certstest.WriteSecretVolume(dir, broken)).To(Succeed())
 	g.Eventually(logs.String).WithTimeout(5 * time.Second).
@@ -170,7 +170,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
 		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
 
-	g.Expect(certstest.WriteSecretVolume(dir, ca.secretData(renewed))).To(Succeed())
+	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
 }

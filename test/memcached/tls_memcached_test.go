@@ -1,4 +1,4 @@
-package memcachedtls_test
+package memcached_test
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func answersVersion(ctx context.Context, plainAddr string) error {
 
 // servedSerial is the serial number of the certificate a new TLS
 // handshake with tlsAddr presents, verified against ca.
-func servedSerial(ctx context.Context, tlsAddr string, ca issuer) (*big.Int, error) {
+func servedSerial(ctx context.Context, tlsAddr string, ca *certstest.CA) (*big.Int, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Certificate())
 	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", tlsAddr)

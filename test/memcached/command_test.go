@@ -1,4 +1,4 @@
-package operand_test
+package memcached_test
 
 import (
 	"context"

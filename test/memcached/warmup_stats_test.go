@@ -1,4 +1,4 @@
-package warmup_test
+package memcached_test
 
 import (
 	"context"
