@@ -146,7 +146,7 @@ vet: ## Run go vet.
 # that run one have targets of their own, one each, and run with -count=1:
 # they build and run the operator as a process, which Go's test cache cannot
 # see, so a cached ok could hide a change to the operator.
-UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./hack/local-cluster/... ./test/framework/... ./test/memcached/... ./test/bundle/... ./test/bench/...
+UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./hack/local-cluster/... ./test/framework/... ./test/controllers/... ./test/memcached/... ./test/bundle/... ./test/bench/...
 
 # Every suite runs as `go test -json` through hack/testreport, which prints
 # what plain go test would and, when TEST_REPORT names a file (.ci/run's

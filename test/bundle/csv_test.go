@@ -35,12 +35,12 @@ func TestCSVAnnotations(t *testing.T) {
 			"relatedImages lists every image and the operand image comes from RELATED_IMAGE_MEMCACHED; release bundles pin digests (USE_IMAGE_DIGESTS=true)"},
 		{"features.operators.openshift.io/fips-compliant", "false",
 			"the manager and the TLS reloader run Go's validated Cryptographic Module in FIPS 140-3 mode " +
-				"(TestImageBinariesCarryTheFIPSModule, TestManagerUnderFIPS140Only), but the annotation means that the operator " +
+				"(TestImageBinariesCarryTheFIPSModule; the end-to-end suite's \"the operator under GODEBUG=fips140=only\"), but the annotation means that the operator " +
 				"and its operands solely call RHEL's validated library: with spec.tls, memcached's TLS is its image's OpenSSL " +
 				"(docker.io/library/memcached, Alpine's), and the operator's own module is Go's, not RHEL's; docs/fips.md"},
 		{"features.operators.openshift.io/tls-profiles", "true",
 			"the webhook and metrics servers follow the APIServer tlsSecurityProfile, watched, Intermediate without it " +
-				"(TestServersFollowClusterTLSProfile), and memcached's TLS follows it (controllers/cluster_tls_test.go)"},
+				"(the end-to-end suite's \"the operator's servers under the cluster's TLS profile\"), and memcached's TLS follows it (test/controllers/cluster_tls_test.go)"},
 		{"features.operators.openshift.io/token-auth-aws", "false", "the operator calls no cloud API"},
 		{"features.operators.openshift.io/token-auth-azure", "false", "the operator calls no cloud API"},
 		{"features.operators.openshift.io/token-auth-gcp", "false", "the operator calls no cloud API"},

@@ -52,7 +52,7 @@ func TestServe(t *testing.T) {
 	logged := gbytes.NewBuffer()
 	ctrl.SetLogger(zap.New(zap.WriteTo(logged)))
 
-	cluster, k8s := startLocalCluster(ctx, t, g)
+	apiServerConfig, k8s := startAPIServer(t, g)
 	for _, ns := range []string{"watched", "unwatched", "operator"} {
 		g.Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
@@ -64,10 +64,10 @@ func TestServe(t *testing.T) {
 
 	// The manager reaches the API server by a name only the proxy knows, so
 	// a request that bypasses the proxy fails instead of reaching it.
-	apiServer, err := url.Parse(cluster.RestConfig().Host)
+	apiServer, err := url.Parse(apiServerConfig.Host)
 	g.Expect(err).NotTo(HaveOccurred())
 	proxy := startConnectProxy(t, "apiserver.test:"+apiServer.Port(), apiServer.Host)
-	cfg := rest.CopyConfig(cluster.RestConfig())
+	cfg := rest.CopyConfig(apiServerConfig)
 	cfg.Host = "https://apiserver.test:" + apiServer.Port()
 	cfg.ServerName = "localhost"
 	cfg.Dial = dialLoopbackOnly

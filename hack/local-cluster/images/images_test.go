@@ -410,7 +410,7 @@ func TestDockerignoreAdmitsWhatImagesCopy(t *testing.T) {
 // with the Go Cryptographic Module the Makefile names, in FIPS 140-3 mode by
 // default. The operator's image is built by the same buildStatic; the
 // manager itself is checked, and run under fips140=only, by
-// TestManagerUnderFIPS140Only (building it static here too would add a
+// the end-to-end suite's "the operator under GODEBUG=fips140=only" (building it static here too would add a
 // whole compile of the manager's dependencies to this package).
 func TestImageBinariesCarryTheFIPSModule(t *testing.T) {
 	dir := t.TempDir()
