@@ -112,7 +112,8 @@ NODE_PACKAGES ?= runc containernetworking-plugins iptables iproute2 conntrack me
 # it imports once more, a build of its own.
 LOCAL_CLUSTER ?= $(LOCALBIN)/local-cluster
 LOCAL_CLUSTER_FLAGS = --dir "$(LOCAL_CLUSTER_DIR)" --bin-dir "$(CONTROL_PLANE_DIR)"
-LOCAL_CLUSTER_UP_FLAGS = $(LOCAL_CLUSTER_FLAGS) --node "$(LOCAL_CLUSTER_NODE)" --packages "$(NODE_PACKAGES)" $(if $(filter true,$(LOCAL_CLUSTER_FRESH)),--fresh)
+LOCAL_CLUSTER_NODE_FLAGS = $(LOCAL_CLUSTER_FLAGS) --node "$(LOCAL_CLUSTER_NODE)" --packages "$(NODE_PACKAGES)"
+LOCAL_CLUSTER_UP_FLAGS = $(LOCAL_CLUSTER_NODE_FLAGS) $(if $(filter true,$(LOCAL_CLUSTER_FRESH)),--fresh)
 
 .PHONY: all
 all: build
@@ -281,7 +282,7 @@ local-cluster-status: local-cluster-tool ## Say whether the local cluster runs, 
 # binaries and packages only when the tool chooses that node.
 .PHONY: local-cluster-tools
 local-cluster-tools: control-plane local-cluster-tool
-	@if "$(LOCAL_CLUSTER)" node $(LOCAL_CLUSTER_UP_FLAGS) | grep -q '^real '; then $(MAKE) --no-print-directory node node-packages; fi
+	@if "$(LOCAL_CLUSTER)" node $(LOCAL_CLUSTER_NODE_FLAGS) | grep -q '^real '; then $(MAKE) --no-print-directory node node-packages; fi
 
 .PHONY: local-cluster-tool
 local-cluster-tool: | $(LOCALBIN)

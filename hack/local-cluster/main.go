@@ -30,61 +30,76 @@ type options struct {
 // status 3, as service managers say it.
 var errNotRunning = errors.New("local cluster not running")
 
-// commands are the tool's commands, with the flags each reads.
-var commands = map[string]struct {
-	flags func(*flag.FlagSet, *options)
+// command is one of the tool's commands: the flags it reads, and what it
+// does.
+type command struct {
+	flags []func(*flag.FlagSet, *options)
 	run   func(options) error
-}{
-	"up":     {flags: chooseFlags, run: up},
-	"down":   {run: down},
-	"status": {run: status},
-	"node":   {flags: chooseFlags, run: printNode},
-	"run":    {flags: runFlags, run: launch},
 }
 
-func chooseFlags(fs *flag.FlagSet, o *options) {
+// commandNamed is the command name, ok false for none.
+func commandNamed(name string) (c command, ok bool) {
+	switch name {
+	case "up":
+		return command{flags: []func(*flag.FlagSet, *options){nodeFlags, freshFlag}, run: up}, true
+	case "down":
+		return command{run: down}, true
+	case "status":
+		return command{run: status}, true
+	case "node":
+		return command{flags: []func(*flag.FlagSet, *options){nodeFlags}, run: printNode}, true
+	case "run":
+		return command{flags: []func(*flag.FlagSet, *options){clusterFlags, freshFlag}, run: launch}, true
+	}
+	return command{}, false
+}
+
+func nodeFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.node, "node", nodeAuto, "the node that runs pods: real (kubelet, containerd, runc; root on Linux), kwok (fake pods), or auto: real wherever it can run")
 	fs.Func("packages", "the real node's Debian packages, space-separated, which auto checks are installed or installable", func(s string) error {
 		o.packages = strings.Fields(s)
 		return nil
 	})
+}
+
+func freshFlag(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.fresh, "fresh", false, "start an empty cluster, discarding the objects an earlier one in --dir left (default: keep them)")
 }
 
-func runFlags(fs *flag.FlagSet, o *options) {
+func clusterFlags(fs *flag.FlagSet, o *options) {
 	fs.IntVar(&o.cluster.Nodes, "nodes", 0, "number of fake (kwok) nodes (default 1, or 0 with --real-node)")
 	fs.BoolVar(&o.cluster.RealNode, "real-node", false, "add a node that runs pods for real (kubelet, containerd, kube-proxy; needs root)")
-	fs.BoolVar(&o.fresh, "fresh", false, "start an empty cluster, discarding the objects an earlier one in --dir left (default: keep them)")
 	fs.StringVar(&o.cluster.StagesFile, "stages", "", "kwok stages file (default <bin-dir>/kwok-stages.yaml)")
 }
 
-func parseFlags(name string, args []string) (options, error) {
-	cmd, ok := commands[name]
+// parseFlags parses the flags of the command name.
+func parseFlags(name string, args []string) (command, options, error) {
+	cmd, ok := commandNamed(name)
 	if !ok {
-		return options{}, fmt.Errorf("unknown command %q: the commands are up, down, status, node and run", name)
+		return cmd, options{}, fmt.Errorf("unknown command %q: the commands are up, down, status, node and run", name)
 	}
 	var o options
 	fs := flag.NewFlagSet("local-cluster "+name, flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", ".local-cluster", "directory for the kubeconfig, pid file, logs and cluster state")
 	fs.StringVar(&o.binDir, "bin-dir", "", "directory holding the cluster's binaries: etcd, kube-apiserver, ..., kwok, the real node's too (default: the repository's bin/k8s/<version>)")
-	if cmd.flags != nil {
-		cmd.flags(fs, &o)
+	for _, register := range cmd.flags {
+		register(fs, &o)
 	}
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		return cmd, o, err
 	}
 	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return cmd, o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if o.cluster.Nodes < 0 {
-		return o, fmt.Errorf("--nodes must not be negative, got %d", o.cluster.Nodes)
+		return cmd, o, fmt.Errorf("--nodes must not be negative, got %d", o.cluster.Nodes)
 	}
 	abs, err := filepath.Abs(o.dir)
 	if err != nil {
-		return o, err
+		return cmd, o, err
 	}
 	o.dir = abs
-	return o, nil
+	return cmd, o, nil
 }
 
 // controlPlaneDir is --bin-dir, by default the repository's: up passes it
@@ -106,7 +121,7 @@ func runCommand(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: local-cluster up|down|status|node|run [flags]")
 		return 2
 	}
-	o, err := parseFlags(args[0], args[1:])
+	cmd, o, err := parseFlags(args[0], args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -114,7 +129,7 @@ func runCommand(args []string) int {
 		fmt.Fprintln(os.Stderr, "local-cluster:", err)
 		return 2
 	}
-	err = commands[args[0]].run(o)
+	err = cmd.run(o)
 	switch {
 	case errors.Is(err, errNotRunning):
 		return 3
