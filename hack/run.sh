@@ -21,8 +21,8 @@ fi
 # building anything.
 [[ ${1:-} != --refuse-if-running ]] || exit 0
 
-# The Go Cryptographic Module is the manager's build setting alone: make
-# builds the cluster's tool as the tests build their packages.
+# The Go Cryptographic Module is the manager's build setting alone: it goes
+# to that build below, and into no process this script starts.
 gofips140=${GOFIPS140:?the Makefile sets it: use make run}
 unset GOFIPS140
 
