@@ -18,11 +18,11 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/fipsbuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/repo"
-	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )

@@ -18,8 +18,8 @@ import (
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs/certstest"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/fipsbuild"
 	"github.com/example-inc/memcached-operator/hack/repo"
-	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )

@@ -23,15 +23,17 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/moby/patternmatcher"
 	"github.com/moby/patternmatcher/ignorefile"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/fipsbuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/gobuild"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/repo"
-	"github.com/example-inc/memcached-operator/test/framework/fipsbuild"
-	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // files reads back the single layer of an image archive: path -> header and
@@ -353,16 +355,22 @@ func exporterServes(ctx context.Context, t *testing.T, rel memcachedproc.Release
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := scrape.Parse(text)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if up := m.Sum("memcached_up", nil); up != 1 {
+	if up := families["memcached_up"].GetMetric(); len(up) != 1 || up[0].GetGauge().GetValue() != 1 {
 		t.Errorf("memcached_up = %v, want 1\n%s", up, exporter.Tail(20))
 	}
-	want := map[string]string{"version": strings.TrimPrefix(version, "v")}
-	if m.Sum("memcached_exporter_build_info", want) != 1 {
-		t.Errorf("memcached_exporter_build_info carries no %v: %v", want, m["memcached_exporter_build_info"])
+	info := families["memcached_exporter_build_info"].GetMetric()
+	want := strings.TrimPrefix(version, "v")
+	if !slices.ContainsFunc(info, func(m *dto.Metric) bool {
+		return m.GetGauge().GetValue() == 1 && slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return l.GetName() == "version" && l.GetValue() == want
+		})
+	}) {
+		t.Errorf("memcached_exporter_build_info carries no version %s: %v", want, info)
 	}
 }
 
