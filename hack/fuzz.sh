@@ -22,7 +22,7 @@ for pkg in $packages; do
   for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$pkg"/*_test.go); do
     result=FAIL
     for attempt in 1 2; do
-      if go test "$pkg" -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" 2>&1 | tee "$log"; then
+      if go -C "$pkg" test . -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" 2>&1 | tee "$log"; then
         result=ok
         break
       fi

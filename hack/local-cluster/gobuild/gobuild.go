@@ -10,10 +10,30 @@ import (
 	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
-// Module builds pkg, a main package of this module, into out, as the
-// Dockerfile builds the manager and the TLS reloader.
+// Module builds pkg, the directory of a main package relative to the
+// repository's root, into out, as the Dockerfile builds the manager and the
+// TLS reloader. The build runs in the module that holds pkg (the operator's,
+// or this tool's), so that each is built from its own go.mod.
 func Module(ctx context.Context, out, pkg string) error {
-	return Static(ctx, repo.Root(), out, pkg, "-s -w", "GOFIPS140="+repo.GoFIPS140())
+	dir, rel, err := moduleOf(filepath.Join(repo.Root(), pkg))
+	if err != nil {
+		return err
+	}
+	return Static(ctx, dir, out, "./"+rel, "-s -w", "GOFIPS140="+repo.GoFIPS140())
+}
+
+// moduleOf returns the nearest directory at or above pkgDir with a go.mod,
+// and pkgDir relative to it.
+func moduleOf(pkgDir string) (dir, rel string, err error) {
+	for dir = pkgDir; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, pkgDir)
+			return dir, filepath.ToSlash(rel), err
+		}
+		if filepath.Dir(dir) == dir {
+			return "", "", fmt.Errorf("no go.mod at or above %s", pkgDir)
+		}
+	}
 }
 
 // Static builds pkg, a main package that the module in dir (this one, or a
