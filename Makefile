@@ -134,20 +134,27 @@ manifests: controller-gen ## Generate the CRD, RBAC ClusterRole and webhook conf
 generate: controller-gen ## Generate DeepCopy methods for the API types.
 	"$(CONTROLLER_GEN)" object paths="./api/..."
 
+# The repository's Go modules: the operator's, the local cluster tool's and
+# the tests' (suites, their framework, the bench). Each builds from its own
+# go.mod, so the operator's names only what the manager and its sidecar
+# import; the other two reach the operator's packages through a replace.
+GO_MODULES = . hack/local-cluster test
+
 .PHONY: fmt
 fmt: ## Run go fmt.
-	go fmt ./...
+	for m in $(GO_MODULES); do go -C $$m fmt ./...; done
 
 .PHONY: vet
 vet: ## Run go vet.
-	go vet ./...
+	for m in $(GO_MODULES); do go -C $$m vet ./...; done
 
 # Unit and integration tests: the product packages, the test framework and the
 # suites that need no whole cluster with an operator. The suites under test/
 # that run one have targets of their own, one each, and run with -count=1:
 # they build and run the operator as a process, which Go's test cache cannot
 # see, so a cached ok could hide a change to the operator.
-UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/... ./hack/testreport/... ./hack/catalogchannels/... ./hack/local-cluster/... ./test/framework/... ./test/controllers/... ./test/memcached/... ./test/bundle/... ./test/bench/...
+# Within the tests' module, test/, the packages make test runs:
+TEST_UNIT_PACKAGES = ./framework/... ./controllers/... ./memcached/... ./bundle/... ./bench/...
 
 # Every suite runs as `go test -json` through hack/testreport, which prints
 # what plain go test would and, when TEST_REPORT names a file (.ci/run's
@@ -155,15 +162,21 @@ UNIT_PACKAGES = ./cmd/... ./api/... ./certs/... ./controllers/... ./webhooks/...
 # test's vet: make vet (which make test runs) checks every package of the
 # module with all of vet's analyzers, and go test's subset of them would
 # analyse every dependency once more.
-GO_TEST = go test -json -vet=off
-TEST_REPORTER = | go run ./hack/testreport
+#
+# $(call go-test,module,packages and flags) runs go test in one of
+# GO_MODULES, through the reporter.
+go-test = go test -C $(1) -json -vet=off $(2) | go run ./hack/testreport
 
 # The control plane before vet: vet compiles the tests' dependencies, most of
 # which the control plane's build (or one of the tools' beside it, under its
 # lock) has then compiled already.
 .PHONY: test
 test: manifests generate control-plane fmt vet memcached prometheus-operator-crds promtool ## Run the unit and integration tests against the built control plane, and the alerting rules' promtool tests.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" PROMTOOL="$(PROMTOOL)" $(GO_TEST) $(UNIT_PACKAGES) -coverprofile cover.out $(TEST_REPORTER)
+	export KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" PROMTOOL="$(PROMTOOL)"; rc=0; \
+	$(call go-test,.,./... -coverprofile cover.out) || rc=1; \
+	$(call go-test,hack/local-cluster,./...) || rc=1; \
+	$(call go-test,test,$(TEST_UNIT_PACKAGES)) || rc=1; \
+	exit $$rc
 
 # LABELS selects a part of the end-to-end suite by its specs' labels, with
 # any Ginkgo label filter (tls, node && !faults); empty runs all of it.
@@ -172,21 +185,21 @@ LABELS ?=
 .PHONY: test-e2e
 test-e2e: manifests generate node node-packages kustomize prometheus-operator-crds operator-sdk olm opm olm-manifests crane ## The end-to-end suite on one local cluster with the real node (root only): memcached pods that serve, the kubectl apply install path with cert-manager, the operator as a pod, its metrics, faults, security, the bundle through a real OLM in every install mode, operator-sdk scorecard. LABELS=tls runs a part.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" OLM_BIN_DIR="$(abspath $(OLM_BIN_DIR))" OLM_CRDS_DIR="$(OLM_CRDS_DIR)" OPM="$(abspath $(OPM))" \
-		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(GO_TEST) ./test/e2e/... -count=1 -timeout 60m $(if $(LABELS),-ginkgo.label-filter='$(LABELS)') $(TEST_ARGS) $(TEST_REPORTER)
+		OPENSHIFT_PROXY_CRD="$(OPENSHIFT_PROXY_CRD)" $(call go-test,test,./e2e/... -count=1 -timeout 60m $(if $(LABELS),-ginkgo.label-filter='$(LABELS)') $(TEST_ARGS))
 
 .PHONY: test-local-cluster
 test-local-cluster: manifests generate kustomize control-plane node node-packages ## make run as a new user runs it, make local-cluster and a kept cluster restarted with the real node (root only): each starts clusters of its own.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(GO_TEST) ./test/devcluster/... -count=1 -timeout 30m $(TEST_ARGS) $(TEST_REPORTER)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" $(call go-test,test,./devcluster/... -count=1 -timeout 30m $(TEST_ARGS))
 
 .PHONY: test-disconnected
 test-disconnected: manifests kustomize operator-sdk crane memcached ## The release bundle (make bundle USE_IMAGE_DIGESTS=true in a copy of the tree, its registries stood in for on loopback) names every image by the digest pushed.
-	$(GO_TEST) ./test/disconnected/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
+	$(call go-test,test,./disconnected/... -count=1 -timeout 15m $(TEST_ARGS))
 
 # Peers' checks. test-preflight needs no cluster and no root: the image is
 # served from a loopback registry in the test process.
 .PHONY: test-preflight
 test-preflight: preflight ## openshift-preflight's container policy against the operator image, offline (every check passes but the three that need a Red Hat base image).
-	$(GO_TEST) ./test/preflight/... -count=1 -timeout 15m $(TEST_ARGS) $(TEST_REPORTER)
+	$(call go-test,test,./preflight/... -count=1 -timeout 15m $(TEST_ARGS))
 
 # FUZZTIME is how long `make fuzz` runs each fuzz target.
 FUZZTIME ?= 15s
@@ -197,38 +210,38 @@ fuzz: ## Run every fuzz target for FUZZTIME each (the committed corpora always r
 
 .PHONY: bench
 bench: manifests generate node node-packages ## Benchmarks: memcached on the real node against the host, filled to its memory, and rolled under a sharding client (root), then N=1000 Memcached and 10k unrelated pods on a local cluster; writes docs/bench and docs/benchmarks.md's results.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -n 1000 $(BENCH_ARGS)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -n 1000 $(BENCH_ARGS)
 
 .PHONY: bench-memcached
 bench-memcached: manifests generate node node-packages ## Only the memcached benchmark: a pod at the operator's defaults on the real node against the same memcached on the host (root); writes docs/bench/memcached.json and its section of docs/benchmarks.md.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios memcached $(BENCH_ARGS)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -scenarios memcached $(BENCH_ARGS)
 
 .PHONY: bench-memory
 bench-memory: manifests generate node node-packages ## Only the memory benchmark: Memcached of 64Mi, 256Mi and 1Gi (and 64Mi with TLS) filled on the real node, the containers' peak memory against their limits (root); fails on an OOM kill, a restart or no eviction; writes docs/bench/memory.json and its section of docs/benchmarks.md.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios memory $(BENCH_ARGS)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -scenarios memory $(BENCH_ARGS)
 
 .PHONY: bench-rollout
 bench-rollout: manifests generate node node-packages ## Only the rollout benchmark: a size-3 Memcached on the real node rolled under a sharding client, with pacing by warmth and without (root); writes docs/bench/rollout.json, docs/bench/rollout.svg and its section of docs/benchmarks.md.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -scenarios rollout $(BENCH_ARGS)
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -scenarios rollout $(BENCH_ARGS)
 
 .PHONY: bench-smoke
 bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load, a 64Mi Memcached filled and a size-3 one rolled over 2,000 keys (root); fails if one cannot complete, a memcached is OOM-killed, a client is given fewer addresses than pods, or a counted target (writes, idle reconciles) is missed.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go run ./test/bench -smoke
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -smoke
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
-	"$(GOLANGCI_LINT)" run
+	for m in $(GO_MODULES); do (cd $$m && "$(GOLANGCI_LINT)" run); done
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and apply its fixes.
-	"$(GOLANGCI_LINT)" run --fix
+	for m in $(GO_MODULES); do (cd $$m && "$(GOLANGCI_LINT)" run --fix); done
 
 .PHONY: verify
 verify: manifests generate ## Fail, changing nothing committed, when generated files are stale, code is not gofmt'ed, go.mod is not tidy or builds a module it shares with hack/tools/kubernetes or hack/tools/containerd at another version.
 	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run make manifests generate and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files" >&2; exit 1; }
 	@files="$$(gofmt -l $$(git ls-files '*.go'))"; test -z "$$files" || { echo "not gofmt'ed (run make fmt):" $$files >&2; exit 1; }
-	@go mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy" >&2; exit 1; }
+	@for m in $(GO_MODULES); do go -C $$m mod tidy -diff || { echo "$$m/go.mod or go.sum is not tidy: run go mod tidy in $$m" >&2; exit 1; }; done
 	@hack/shared-modules.sh
 
 ##@ Build
@@ -286,7 +299,7 @@ local-cluster-tools: control-plane local-cluster-tool
 
 .PHONY: local-cluster-tool
 local-cluster-tool: | $(LOCALBIN)
-	go build -o "$(LOCAL_CLUSTER)" ./hack/local-cluster
+	go build -C hack/local-cluster -o "$(abspath $(LOCAL_CLUSTER))" .
 
 ##@ Deployment
 

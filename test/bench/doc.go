@@ -9,13 +9,13 @@ complete. The targets get a verdict computed here; a smoke run
 also fails on a missed counted target (writes, idle reconciles), which the
 machine's load cannot explain.
 
-	go run ./test/bench -n 1000                 # the published figures
-	go run ./test/bench -smoke                  # CI: every scenario, small
-	go run ./test/bench -n 100 -scenarios converge,idle -idle 30s
-	go run ./test/bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
-	go run ./test/bench -scenarios memory       # memcached filled to its memory (make bench-memory)
-	go run ./test/bench -scenarios rollout      # a client's hit ratio through rollouts (make bench-rollout)
-	go run ./test/bench -render                 # docs/benchmarks.md and the plot from docs/bench/*.json
+	go -C test run ./bench -n 1000                 # the published figures
+	go -C test run ./bench -smoke                  # CI: every scenario, small
+	go -C test run ./bench -n 100 -scenarios converge,idle -idle 30s
+	go -C test run ./bench -scenarios memcached    # memcached's figures alone (make bench-memcached)
+	go -C test run ./bench -scenarios memory       # memcached filled to its memory (make bench-memory)
+	go -C test run ./bench -scenarios rollout      # a client's hit ratio through rollouts (make bench-rollout)
+	go -C test run ./bench -render                 # docs/benchmarks.md and the plot from docs/bench/*.json
 
 The memcached, memory and rollout scenarios run memcached for real, on a
 real node (root); the others measure the operator on a cluster of fake

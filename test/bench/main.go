@@ -87,7 +87,7 @@ func run(ctx context.Context, o options) (err error) {
 	start := time.Now()
 	b := &bench{o: o, dir: dir, res: &results{
 		runInfo: runInfo{
-			Command:   "go run ./test/bench " + strings.Join(os.Args[1:], " "),
+			Command:   "go -C test run ./bench " + strings.Join(os.Args[1:], " "),
 			StartedAt: start.UTC().Truncate(time.Second),
 			Machine:   describeMachine(),
 		},

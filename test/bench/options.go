@@ -137,7 +137,7 @@ func parseOptions(args []string) (options, error) {
 	var scenarios, operatorArgs, memorySizes, memoryTLSConns string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.Usage = func() {
-		_, _ = fmt.Fprintf(fs.Output(), "Usage: go run ./test/bench [flags]\n\n"+
+		_, _ = fmt.Fprintf(fs.Output(), "Usage: go -C test run ./bench [flags]\n\n"+
 			"Runs the memcached-operator benchmarks on a local cluster; see docs/benchmarks.md.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // The committed document shows what the committed results files hold:
-// neither is edited without the other (go run ./test/bench -render).
+// neither is edited without the other (go -C test run ./bench -render).
 func TestCommittedReportMatchesTheResults(t *testing.T) {
 	o, err := parseOptions(nil)
 	if err != nil {
@@ -21,7 +21,7 @@ func TestCommittedReportMatchesTheResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(want) != string(doc) {
-		t.Error("docs/benchmarks.md's generated sections are not what docs/bench/*.json say: run go run ./test/bench -render")
+		t.Error("docs/benchmarks.md's generated sections are not what docs/bench/*.json say: run go -C test run ./bench -render")
 	}
 }
 

@@ -170,7 +170,7 @@ func (r probeReport) String() string {
 }
 
 // TestProbeReportWindows runs without the suite's cluster:
-// go test ./test/e2e -run TestProbeReportWindows.
+// go -C test test ./e2e -run TestProbeReportWindows.
 func TestProbeReportWindows(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
