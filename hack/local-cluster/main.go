@@ -22,6 +22,9 @@ type options struct {
 	node     string
 	packages []string
 	fresh    bool
+	// images are image archives to import into the real node, beside
+	// the pods' images.
+	images []string
 	// run's alone: the cluster as the launcher starts it.
 	cluster localcluster.Options
 }
@@ -41,7 +44,7 @@ type command struct {
 func commandNamed(name string) (c command, ok bool) {
 	switch name {
 	case "up":
-		return command{flags: []func(*flag.FlagSet, *options){nodeFlags, freshFlag}, run: up}, true
+		return command{flags: []func(*flag.FlagSet, *options){nodeFlags, freshFlag, imageFlag}, run: up}, true
 	case "down":
 		return command{run: down}, true
 	case "status":
@@ -49,7 +52,7 @@ func commandNamed(name string) (c command, ok bool) {
 	case "node":
 		return command{flags: []func(*flag.FlagSet, *options){nodeFlags}, run: printNode}, true
 	case "run":
-		return command{flags: []func(*flag.FlagSet, *options){clusterFlags, freshFlag}, run: launch}, true
+		return command{flags: []func(*flag.FlagSet, *options){clusterFlags, freshFlag, imageFlag}, run: launch}, true
 	}
 	return command{}, false
 }
@@ -64,6 +67,14 @@ func nodeFlags(fs *flag.FlagSet, o *options) {
 
 func freshFlag(fs *flag.FlagSet, o *options) {
 	fs.BoolVar(&o.fresh, "fresh", false, "start an empty cluster, discarding the objects an earlier one in --dir left (default: keep them)")
+}
+
+func imageFlag(fs *flag.FlagSet, o *options) {
+	fs.Func("image", "an image archive (docker save or OCI layout tar) to import into the real node, as kind load image-archive does; repeat for more", func(s string) error {
+		abs, err := filepath.Abs(s)
+		o.images = append(o.images, abs)
+		return err
+	})
 }
 
 func clusterFlags(fs *flag.FlagSet, o *options) {

@@ -29,6 +29,9 @@ func launch(o options) (err error) {
 		return fmt.Errorf("a local cluster is already running in %s (pid %d)", o.dir, pid)
 	}
 	opts := o.cluster
+	if len(o.images) > 0 && !opts.RealNode {
+		return errors.New("--image needs --real-node: a kwok node runs no image")
+	}
 	opts.Dir, opts.BinDir, opts.KeepState = o.dir, o.controlPlaneDir(), !o.fresh
 	cluster, err := localcluster.New(opts)
 	if err != nil {
@@ -53,6 +56,9 @@ func launch(o options) (err error) {
 	}()
 	if opts.RealNode {
 		if err := importPodImages(ctx, cluster, filepath.Join(o.dir, "images")); err != nil {
+			return err
+		}
+		if err := cluster.ImportImages(ctx, o.images...); err != nil {
 			return err
 		}
 	}

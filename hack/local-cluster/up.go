@@ -31,7 +31,13 @@ func up(o options) error {
 	if err != nil {
 		return err
 	}
+	if len(o.images) > 0 && !choice.real {
+		return fmt.Errorf("--image needs the real node; %s", choice.line())
+	}
 	if pid, alive := running(o.dir); alive {
+		if len(o.images) > 0 {
+			return fmt.Errorf("a local cluster already runs in %s (pid %d), and --image imports only when it starts: stop it first", o.dir, pid)
+		}
 		fmt.Printf("local cluster already running (pid %d)\n%s\nexport KUBECONFIG=%s\n", pid, choice.line(), kubeconfigPath(o.dir))
 		return nil
 	}
@@ -75,6 +81,9 @@ func startLauncher(o options, choice nodeChoice) (int, error) {
 	}
 	if o.fresh {
 		args = append(args, "--fresh")
+	}
+	for _, image := range o.images {
+		args = append(args, "--image", image)
 	}
 	log, err := os.Create(launcherLog(o.dir))
 	if err != nil {
