@@ -22,6 +22,11 @@ and cannot share the end-to-end suite's (test/e2e).
   - A kept kwok cluster restarted with the real node: the kwok node is gone,
     its pods run for real, and kwok's addresses route to the bridge, not off
     the machine.
+  - The end-to-end suite through its existing-cluster provider
+    (E2E_CLUSTER=existing) on a cluster started apart with make
+    local-cluster, the operator's image imported with LOCAL_CLUSTER_IMAGES,
+    from a shell behind an unreachable proxy: its install specs pass, and
+    it names the specs it left out for needing its own cluster on this host.
 
 It needs root. `make test-local-cluster` builds what it runs.
 */

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,14 +35,18 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
-// realCluster is the suite's local cluster: the real node, which runs every
-// pod that does not tolerate the taint of its one kwok node, with the
-// suite's images imported and the CRD installed. Its clients know the
-// operator's, cert-manager's, OLM's and the Prometheus Operator's types.
+// realCluster is the suite's cluster, with the CRD installed. Its clients
+// know the operator's, cert-manager's, OLM's and the Prometheus Operator's
+// types.
 type realCluster struct {
-	*localcluster.Cluster
-	k8s client.WithWatch
-	cs  kubernetes.Interface
+	harness.Cluster
+	// local is the local cluster the suite started, nil on one it did
+	// not: its real node runs every pod that does not tolerate the taint
+	// of its one kwok node, with the suite's images imported. Only specs
+	// labelled host use it.
+	local *localcluster.Cluster
+	k8s   client.WithWatch
+	cs    kubernetes.Interface
 }
 
 const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
@@ -72,6 +77,15 @@ func startRealCluster(ctx context.Context, dir string, mirrors map[string]string
 	})
 	Expect(c.ImportImages(ctx, memcachedA.Archive, memcachedB.Archive, operatorImage.Archive, tlsReloaderImage.Archive,
 		exporterImage.Archive)).To(Succeed())
+	rc := newRealCluster(c, c)
+	AddReportEntry("real-node cluster up, images imported", time.Since(start).Round(time.Millisecond).String())
+	return rc
+}
+
+// newRealCluster makes c the suite's cluster, local the local cluster it is
+// or nil, and installs the CRD.
+func newRealCluster(c harness.Cluster, local *localcluster.Cluster) *realCluster {
+	GinkgoHelper()
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cachev1.AddToScheme(scheme))
@@ -90,8 +104,7 @@ func startRealCluster(ctx context.Context, dir string, mirrors map[string]string
 	Expect(err).NotTo(HaveOccurred())
 	_, err = envtest.InstallCRDs(c.RestConfig(), envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true})
 	Expect(err).NotTo(HaveOccurred())
-	AddReportEntry("real-node cluster up, images imported", time.Since(start).Round(time.Millisecond).String())
-	return &realCluster{Cluster: c, k8s: k8s, cs: cs}
+	return &realCluster{Cluster: c, local: local, k8s: k8s, cs: cs}
 }
 
 // restrictedNamespace creates a namespace that enforces Pod Security
@@ -139,8 +152,8 @@ func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1
 	return out, nil
 }
 
-// serving waits until mc has exactly n pods, every one Running and Ready on
-// the real node with image, and mc's status says so: readyReplicas n,
+// serving waits until mc has exactly n pods, every one Running and Ready
+// with image (on the real node of a local cluster), and mc's status says so: readyReplicas n,
 // Available with every pod ready, not Degraded, and status.nodes the names
 // of those pods. It returns them.
 func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int, image string) []corev1.Pod {
@@ -153,7 +166,9 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 		g.Expect(pods).To(HaveLen(n))
 		var names []string
 		for _, p := range pods {
-			g.Expect(p.Spec.NodeName).To(Equal(localcluster.RealNodeName), "pod %s", p.Name)
+			if c.local != nil {
+				g.Expect(p.Spec.NodeName).To(Equal(localcluster.RealNodeName), "pod %s", p.Name)
+			}
 			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
 			g.Expect(harness.PodReady(&p)).To(BeTrue(), "pod %s ready", p.Name)
 			g.Expect(p.Spec.Containers[0].Image).To(Equal(image), "pod %s", p.Name)
@@ -175,6 +190,32 @@ func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int,
 				HaveField("Reason", cachev1.ReasonReconciled), HaveField("Message", "all objects applied"))))
 	}).Should(Succeed())
 	return pods
+}
+
+// restrictedClient are kubectl run's flags that make the client pod one
+// that Pod Security restricted admits, whatever user its image names.
+var restrictedClient = []string{"--override-type=strategic", "--overrides=" + `{"spec":{"securityContext":{"runAsNonRoot":true,"runAsUser":65534,"seccompProfile":{"type":"RuntimeDefault"}},` +
+	`"containers":[{"name":"mc-client","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]}}}]}}`}
+
+// throughClient sends commands to memcached at endpoint (host:port, as
+// status.endpoint gives it) from a client pod in ns, with the README's
+// client command (busybox's nc) and runArgs added to kubectl run's flags
+// (restrictedClient in a restricted namespace), and returns what memcached
+// answered. The
+// commands go to nc through kubectl's stdin: nc waits for them, so kubectl
+// is attached before anything is said. (A pod that runs a script of its own
+// may end before kubectl attaches, and its output is lost.)
+func (c *realCluster) throughClient(ctx context.Context, ns, endpoint string, commands []byte, runArgs ...string) (string, error) {
+	host, port, err := net.SplitHostPort(endpoint)
+	if err != nil {
+		return "", err
+	}
+	args := append([]string{"-n", ns, "run", "mc-client", "--rm", "-i", "--restart=Never", "--image=" + clientImage}, runArgs...)
+	out, err := harness.Kubectl(ctx, c.KubeconfigPath(), commands, append(args, "--", "nc", host, port)...)
+	if err != nil {
+		return "", fmt.Errorf("%w\n%s", err, out)
+	}
+	return string(out), nil
 }
 
 // relatedImageEnv points the operator's RELATED_IMAGE_* variables at the
@@ -232,7 +273,7 @@ func (c *realCluster) containerPID(ctx context.Context, pod corev1.Pod, containe
 	GinkgoHelper()
 	id := localcluster.ContainerStatus(&pod, container).ContainerID
 	Expect(id).NotTo(BeEmpty(), "pod %s has a %s container", pod.Name, container)
-	pid, err := c.ContainerPID(ctx, id)
+	pid, err := c.local.ContainerPID(ctx, id)
 	Expect(err).NotTo(HaveOccurred())
 	return pid
 }

@@ -10,6 +10,11 @@ default, as the README does, removing what they put there) and removes
 what it installed cluster-wide when it ends; labels (labels_test.go)
 select a part: make test-e2e LABELS=tls.
 
+With E2E_CLUSTER=existing the suite runs on the cluster of KUBECONFIG
+instead, started by anyone (provider_test.go): it imports nothing, leaves
+out the specs labelled host, which need its own cluster on this host, and
+names them when it ends.
+
 The operator's `kubectl apply` install path, with cert-manager issuing and
 renewing its certificates:
 

@@ -25,7 +25,16 @@ import (
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "E2E Suite")
+	var err error
+	if clusterProvider, err = providerFromEnv(); err != nil {
+		t.Fatal(err)
+	}
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	labelFilter = suiteConfig.LabelFilter
+	if !clusterProvider.onHost() {
+		suiteConfig.LabelFilter = withoutHost(labelFilter)
+	}
+	RunSpecs(t, "E2E Suite", suiteConfig, reporterConfig)
 }
 
 // The images the suite imports into the real node. memcachedB is the
@@ -47,15 +56,22 @@ var (
 	// exporterImage the metrics sidecar of those with monitoring on.
 	memcachedA, memcachedB, operatorImage, tlsReloaderImage, exporterImage images.Image
 
-	// cluster is the one local cluster every spec runs on, with
-	// cert-manager's controllers running against it; k8s is its admin
-	// client.
+	// clusterProvider gives the suite its cluster (provider_test.go).
+	clusterProvider provider
+	// cluster is the one cluster every spec runs on, with cert-manager's
+	// controllers running against it; k8s is its admin client.
 	cluster *realCluster
 	k8s     client.WithWatch
 	cs      kubernetes.Interface
 	// mirror stands in for the registries the bundle's images come from:
 	// the real node pulls those registries' images from it alone.
 	mirror *registrymirror.Mirror
+	// operatorRef is the operator image a kubectl install runs, and
+	// clientImage the image of client pods (nc, nslookup): what the local
+	// cluster's node has, or on another cluster what E2E_OPERATOR_IMAGE
+	// and E2E_CLIENT_IMAGE name (provider_test.go).
+	operatorRef = operatorTag
+	clientImage = images.BusyboxTag
 	// fromVersion is the committed bundle's version, toVersion the one the
 	// OLM upgrade moves to; the operator image is imported under the names
 	// both CSVs give it.
@@ -73,6 +89,27 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	v := utilversion.MustParseSemantic(fromVersion)
 	toVersion = fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()+1)
+	cluster = clusterProvider.start(ctx)
+	k8s, cs = cluster.k8s, cluster.cs
+
+	// cert-manager: its CRDs as the module ships them, then its controllers,
+	// unless the cluster has its own.
+	if certManagerServed(cs) {
+		GinkgoWriter.Println("cert-manager's API served: the cluster's own cert-manager issues the certificates")
+		return
+	}
+	start := time.Now()
+	cmCtx, stopCertManager := context.WithCancel(context.Background())
+	DeferCleanup(stopCertManager)
+	Expect(certmanager.Start(cmCtx, cluster.KubeconfigPath(), cluster.RestConfig(), logger)).To(Succeed())
+	GinkgoWriter.Printf("cert-manager CRDs and controllers up in %s\n", time.Since(start).Round(time.Millisecond))
+}, NodeTimeout(10*time.Minute))
+
+// startLocal builds the operator and the images, starts the registry
+// mirror and then the local cluster with the real node, and imports the
+// images into it.
+func startLocal(ctx context.Context) *realCluster {
+	GinkgoHelper()
 	fromImage, err := bundleImage(bundleDir)
 	Expect(err).NotTo(HaveOccurred())
 	toImage := strings.TrimSuffix(fromImage, fromVersion) + toVersion
@@ -109,16 +146,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	mirror, err = startMirror(workDir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(mirror.Close)
-	cluster = startRealCluster(ctx, filepath.Join(workDir, "cluster"), containerdMirrors(mirror))
-	k8s, cs = cluster.k8s, cluster.cs
-
-	// cert-manager: its CRDs as the module ships them, then its controllers.
-	start = time.Now()
-	cmCtx, stopCertManager := context.WithCancel(context.Background())
-	DeferCleanup(stopCertManager)
-	Expect(certmanager.Start(cmCtx, cluster.KubeconfigPath(), cluster.RestConfig(), logger)).To(Succeed())
-	GinkgoWriter.Printf("cert-manager CRDs and controllers up in %s\n", time.Since(start).Round(time.Millisecond))
-}, NodeTimeout(10*time.Minute))
+	return startRealCluster(ctx, filepath.Join(workDir, "cluster"), containerdMirrors(mirror))
+}
 
 // eventually is Eventually with the suite's defaults: real pods start in
 // seconds, but a loaded two-core machine can take a minute.

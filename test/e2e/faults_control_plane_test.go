@@ -15,7 +15,7 @@ import (
 // interrupt: enough that the outage falls mid-rollout.
 var restartCRs = envInt("FAULT_RESTART_CRS", 24)
 
-var _ = Describe("a control-plane component stopped and started mid-rollout", Label(labelFaults, labelDisruptive), Serial, func() {
+var _ = Describe("a control-plane component stopped and started mid-rollout", Label(labelHost, labelFaults, labelDisruptive), Serial, func() {
 	DescribeTable("the same operator process recovers and converges",
 		func(ctx SpecContext, component localcluster.Component) {
 			ns := "restart-" + string(component)
@@ -32,9 +32,9 @@ var _ = Describe("a control-plane component stopped and started mid-rollout", La
 			available, err := set.available(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			down := time.Now()
-			Expect(cluster.StopComponent(component)).To(Succeed())
+			Expect(cluster.local.StopComponent(component)).To(Succeed())
 			stopped := time.Since(down)
-			Expect(cluster.StartComponent(ctx, component)).To(Succeed())
+			Expect(cluster.local.StartComponent(ctx, component)).To(Succeed())
 			outage := time.Since(down)
 			back := time.Now()
 

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("kill -9 of the operator during a rollout", Label(labelFaults), func() {
+var _ = Describe("kill -9 of the operator during a rollout", Label(labelHost, labelFaults), func() {
 	It("converges every Memcached with exactly its own objects after repeated kills and restarts", func(ctx SpecContext) {
 		const ns = "crash"
 		set := newMemcachedSet(ctx, ns, crashCRs)

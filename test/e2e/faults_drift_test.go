@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-var _ = Describe("drift of the owned objects", Ordered, Label(labelFaults), func() {
+var _ = Describe("drift of the owned objects", Ordered, Label(labelHost, labelFaults), func() {
 	const (
 		ns   = "drift"
 		name = "cache"

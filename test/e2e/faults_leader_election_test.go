@@ -21,7 +21,7 @@ import (
 // leaseName is the operator's LeaderElectionID (cmd/manager/app/manager.go).
 const leaseName = "memcached-operator.cache.example.com"
 
-var _ = Describe("two replicas with leader election", Label(labelFaults), func() {
+var _ = Describe("two replicas with leader election", Label(labelHost, labelFaults), func() {
 	It("hands over to the standby when the leader is killed, and only the leader ever reconciles", func(ctx SpecContext) {
 		const ns = "leader"
 		cluster.namespace(ctx, ns, nil)

@@ -25,7 +25,7 @@ import (
 // test/e2e cannot count on meeting it. Here the operator starts as that pod
 // does: OLM's variables set, the CSV's memcached image, none of the
 // Subscription's configuration in its environment.
-var _ = Describe("an operator started by OLM before OLM applied its Subscription's configuration", Ordered, Label(labelFaults), func() {
+var _ = Describe("an operator started by OLM before OLM applied its Subscription's configuration", Ordered, Label(labelHost, labelFaults), func() {
 	const (
 		ns           = "olm-first-rollout"
 		csv          = "memcached-operator.v0.2.0"

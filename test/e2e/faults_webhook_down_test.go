@@ -24,7 +24,7 @@ const (
 	webhookDownNamespace = "webhook-down"
 )
 
-var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, Label(labelFaults), func() {
+var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, Label(labelHost, labelFaults), func() {
 	const ns = webhookDownNamespace
 	var (
 		op       *operator

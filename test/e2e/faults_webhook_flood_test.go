@@ -43,7 +43,7 @@ type floodBody struct {
 	want []int
 }
 
-var _ = Describe("a flood of large AdmissionReviews posted straight to the webhook server", Label(labelFaults), func() {
+var _ = Describe("a flood of large AdmissionReviews posted straight to the webhook server", Label(labelHost, labelFaults), func() {
 	const (
 		ns = "webhook-flood"
 		// workers post at once, each at least minRounds bodies and on

@@ -43,7 +43,7 @@ func bigBody() []byte {
 	return []byte(reviewPrefix + strings.Repeat("a", 10<<20) + reviewSuffix)
 }
 
-var _ = Describe("malformed AdmissionReview bodies posted straight to the webhook server", Ordered, Label(labelFaults), func() {
+var _ = Describe("malformed AdmissionReview bodies posted straight to the webhook server", Ordered, Label(labelHost, labelFaults), func() {
 	const ns = "webhook-input"
 	var (
 		op     *operator

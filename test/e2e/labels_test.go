@@ -36,4 +36,11 @@ const (
 	// labelScorecard: operator-sdk scorecard with the bundle's
 	// configuration.
 	labelScorecard = "scorecard"
+	// labelHost: specs that need the cluster to be the suite's own on
+	// this host. They stop or restart its components, read its node's
+	// processes, import images, run the operator on this host for the
+	// API server to call, or reach pods and Services from this host. On
+	// a cluster the suite did not start (E2E_CLUSTER=existing) they are
+	// left out, and named.
+	labelHost = "host"
 )

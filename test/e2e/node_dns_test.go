@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
@@ -33,7 +32,7 @@ import (
 // comes with. The headless Service's name answers with every ready pod's
 // address and each pod has a name of its own; a client stores and reads an
 // item through the name status.endpoint gives, with the README's command.
-var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelNode, labelDNS), func() {
+var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelHost, labelNode, labelDNS), func() {
 	const (
 		ns = metav1.NamespaceDefault
 		// clientPod is a pod of the busybox image that sleeps, to run
@@ -78,7 +77,7 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelNode,
 		Expect(c.k8s.Create(ctx, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clientPod},
 			Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "client", Image: images.BusyboxTag, Command: []string{"sleep", "3600"}}},
+				Containers: []corev1.Container{{Name: "client", Image: clientImage, Command: []string{"sleep", "3600"}}},
 				// sleep ignores SIGTERM; nothing is lost by killing it.
 				TerminationGracePeriodSeconds: ptr.To[int64](0),
 			},
@@ -119,20 +118,14 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelNode,
 	It("stores and reads an item through the name status.endpoint gives, with the README's client command", func(ctx SpecContext) {
 		got := &cachev1.Memcached{}
 		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(sample), got)).To(Succeed())
-		host, port, err := net.SplitHostPort(got.Status.Endpoint)
+		host, _, err := net.SplitHostPort(got.Status.Endpoint)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(host).To(Equal(sample.Name+"."+ns+".svc"), "a name only the cluster's DNS knows, through the pod's search path")
 
-		// The commands go to nc through kubectl's stdin: nc waits for
-		// them, so kubectl is attached before anything is said. (A pod
-		// that runs a script of its own may end before kubectl attaches,
-		// and its output is lost.)
-		commands := []byte("set greeting 0 0 5\r\nhello\r\nget greeting\r\nquit\r\n")
-		out, err := harness.Kubectl(ctx, c.KubeconfigPath(), commands, "run", "mc-client", "--rm", "-i", "--restart=Never",
-			"--image="+images.BusyboxTag, "--", "nc", host, port)
-		Expect(err).NotTo(HaveOccurred(), "%s", out)
-		AddReportEntry("the README's client, through "+got.Status.Endpoint, string(out))
-		Expect(string(out)).To(HavePrefix("STORED\r\nVALUE greeting 0 5\r\nhello\r\nEND\r\n"))
+		out, err := c.throughClient(ctx, ns, got.Status.Endpoint, []byte("set greeting 0 0 5\r\nhello\r\nget greeting\r\nquit\r\n"))
+		Expect(err).NotTo(HaveOccurred())
+		AddReportEntry("the README's client, through "+got.Status.Endpoint, out)
+		Expect(out).To(HavePrefix("STORED\r\nVALUE greeting 0 5\r\nhello\r\nEND\r\n"))
 	}, SpecTimeout(2*time.Minute))
 
 	It("shows a pod's metrics through kubectl port-forward, as the README does", func(ctx SpecContext) {

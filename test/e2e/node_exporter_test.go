@@ -23,7 +23,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
-var _ = Describe("memcached metrics from the exporter sidecar on the real node", Ordered, Label(labelNode, labelMonitoring), func() {
+var _ = Describe("memcached metrics from the exporter sidecar on the real node", Ordered, Label(labelHost, labelNode, labelMonitoring), func() {
 	const ns = "metrics"
 	var (
 		c  *realCluster

@@ -32,7 +32,7 @@ import (
 // node drained. The memcached process killed in its pod is in
 // memcached_test.go. Each spec records, as report entries, what the
 // Memcached's status and Events said during and after.
-var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFaults, labelDisruptive), Serial, func() {
+var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode, labelFaults, labelDisruptive), Serial, func() {
 	const ns = "faults"
 	var (
 		c     *realCluster
@@ -80,7 +80,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 			// A spec that failed with comp down leaves the node as it
 			// found it, for the specs after it.
 			if !up {
-				Expect(c.StartComponent(ctx, comp)).To(Succeed())
+				Expect(c.local.StartComponent(ctx, comp)).To(Succeed())
 			}
 		})
 		start := time.Now()
@@ -101,7 +101,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 		}).Should(Succeed())
 		downFor := time.Since(start)
 		started = time.Now()
-		Expect(c.StartComponent(ctx, comp)).To(Succeed())
+		Expect(c.local.StartComponent(ctx, comp)).To(Succeed())
 		up = true
 		restarted := time.Since(start)
 
@@ -144,8 +144,8 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 	}
 
 	It("keeps every memcached pod serving while containerd is stopped and started, then killed and started", func(ctx SpecContext) {
-		outlives(ctx, "containerd stopped and started", localcluster.Containerd, c.StopComponent, true)
-		outlives(ctx, "containerd killed (SIGKILL) and started", localcluster.Containerd, c.KillComponent, false)
+		outlives(ctx, "containerd stopped and started", localcluster.Containerd, c.local.StopComponent, true)
+		outlives(ctx, "containerd killed (SIGKILL) and started", localcluster.Containerd, c.local.KillComponent, false)
 	}, SpecTimeout(4*time.Minute))
 
 	It("keeps every memcached pod serving while the kubelet is stopped and started, then killed and started; the node stays Ready", func(ctx SpecContext) {
@@ -169,8 +169,8 @@ var _ = Describe("faults of the real node", Ordered, Label(labelNode, labelFault
 			down func(localcluster.Component) error
 			hold bool
 		}{
-			{"kubelet stopped and started", c.StopComponent, true},
-			{"kubelet killed (SIGKILL) and started", c.KillComponent, false},
+			{"kubelet stopped and started", c.local.StopComponent, true},
+			{"kubelet killed (SIGKILL) and started", c.local.KillComponent, false},
 		} {
 			started := outlives(ctx, fault.name, localcluster.Kubelet, fault.down, fault.hold)
 			By("waiting for the new kubelet to renew the node's Lease")

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -64,23 +65,39 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 		}
 	})
 
-	It("runs the manager pod on the real node, reaching the API server through the kubernetes Service", func(ctx SpecContext) {
-		start := time.Now()
-		Expect(harness.Kubectl(ctx, c.KubeconfigPath(), manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
-
+	// managerPod waits for the one manager pod, Ready (on the real node of
+	// a local cluster), and returns it.
+	managerPod := func(ctx context.Context) corev1.Pod {
+		GinkgoHelper()
 		var pod corev1.Pod
 		eventually(ctx, func(g Gomega) {
 			var pods corev1.PodList
 			g.Expect(c.k8s.List(ctx, &pods, client.InNamespace(operatorNamespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 			g.Expect(pods.Items).To(HaveLen(1))
 			pod = pods.Items[0]
-			g.Expect(pod.Spec.NodeName).To(Equal(localcluster.RealNodeName))
+			if c.local != nil {
+				g.Expect(pod.Spec.NodeName).To(Equal(localcluster.RealNodeName))
+			}
 			g.Expect(harness.PodReady(&pod)).To(BeTrue(), "manager pod ready")
 		}).Should(Succeed())
+		return pod
+	}
+
+	It("runs the manager pod, whose log the API server reads through the kubelet", func(ctx SpecContext) {
+		start := time.Now()
+		Expect(harness.Kubectl(ctx, c.KubeconfigPath(), manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
+		pod := managerPod(ctx)
 		AddReportEntry("manager pod Ready after kubectl apply", time.Since(start).Round(time.Millisecond).String())
 
+		log, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", operatorNamespace, "logs", pod.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(log)).To(ContainSubstring("starting manager"))
+	}, SpecTimeout(5*time.Minute))
+
+	It("runs the manager as the image's nonroot user, reaching the API server through the kubernetes Service", Label(labelHost), func(ctx SpecContext) {
+		pod := managerPod(ctx)
 		By("reading the manager process's environment from the host")
-		pid, err := c.ContainerPID(ctx, pod.Status.ContainerStatuses[0].ContainerID)
+		pid, err := c.local.ContainerPID(ctx, pod.Status.ContainerStatuses[0].ContainerID)
 		Expect(err).NotTo(HaveOccurred())
 		env := environ(pid)
 		// In-cluster configuration: the kubernetes Service, which kube-proxy
@@ -91,12 +108,7 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(status)).To(MatchRegexp(`(?m)^Uid:\s+65532\s+65532\s+65532\s+65532$`), "the image's nonroot user")
-
-		By("reading its log through the API server and kubelet")
-		log, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", operatorNamespace, "logs", pod.Name)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(log)).To(ContainSubstring("starting manager"))
-	}, SpecTimeout(5*time.Minute))
+	}, SpecTimeout(2*time.Minute))
 
 	It("keeps the NetworkPolicies of its pod, which config/default does not ship", func(ctx SpecContext) {
 		var pods corev1.PodList
@@ -130,19 +142,30 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 		Expect(c.k8s.Create(ctx, mc)).To(Succeed())
 		want := webhooks.DefaultSizePolicy().Default
 		Expect(mc.Spec.Size).To(HaveValue(Equal(want)), "defaulted by the mutating webhook")
-		for _, p := range c.serving(ctx, mc, int(want), memcachedA.Ref) {
-			Expect(serves(ctx, p, 100)).To(HaveKeyWithValue("maxbytes", "67108864"))
-		}
+		c.serving(ctx, mc, int(want), memcachedA.Ref)
+		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(mc), mc)).To(Succeed())
+		out, err := c.throughClient(ctx, ns, mc.Status.Endpoint, []byte("set greeting 0 0 5\r\nhello\r\nget greeting\r\nstats settings\r\nquit\r\n"), restrictedClient...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(HavePrefix("STORED\r\nVALUE greeting 0 5\r\nhello\r\nEND\r\n"), "a client pod in %s, through %s", ns, mc.Status.Endpoint)
+		Expect(out).To(ContainSubstring("STAT maxbytes 67108864\r\n"), "the default memory")
 	}, SpecTimeout(4*time.Minute))
 
-	It("serves /metrics to a bound ServiceAccount token and refuses an anonymous caller", func(ctx SpecContext) {
+	It("serves on every pod's address, reached from this host", Label(labelHost), func(ctx SpecContext) {
+		mc := &cachev1.Memcached{}
+		Expect(c.k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cache"}, mc)).To(Succeed())
+		for _, p := range c.serving(ctx, mc, int(webhooks.DefaultSizePolicy().Default), memcachedA.Ref) {
+			Expect(serves(ctx, p, 100)).To(HaveKeyWithValue("maxbytes", "67108864"))
+		}
+	}, SpecTimeout(2*time.Minute))
+
+	It("serves /metrics to a bound ServiceAccount token and refuses an anonymous caller", Label(labelHost), func(ctx SpecContext) {
 		Expect(c.k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scraper"}})).To(Succeed())
 		Expect(c.k8s.Create(ctx, &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics-reader"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"}},
 		})).To(Succeed())
-		token, err := c.ServiceAccountToken(ctx, ns, "scraper")
+		token, err := c.local.ServiceAccountToken(ctx, ns, "scraper")
 		Expect(err).NotTo(HaveOccurred())
 
 		svc := &corev1.Service{}
@@ -189,7 +212,7 @@ func configDefault(relatedImages map[string]string) []byte {
 				if c.Name != "manager" {
 					continue
 				}
-				c.Image, c.ImagePullPolicy = operatorTag, corev1.PullIfNotPresent
+				c.Image, c.ImagePullPolicy = operatorRef, corev1.PullIfNotPresent
 				set := map[string]bool{}
 				for j := range c.Env {
 					if image, ok := relatedImages[c.Env[j].Name]; ok {
@@ -207,7 +230,7 @@ func configDefault(relatedImages map[string]string) []byte {
 		Expect(err).NotTo(HaveOccurred())
 		docs = append(docs, b)
 	}
-	Expect(strings.Count(string(bytes.Join(docs, nil)), "image: "+operatorTag)).To(Equal(1), "the manager container found")
+	Expect(strings.Count(string(bytes.Join(docs, nil)), "image: "+operatorRef)).To(Equal(1), "the manager container found")
 	return bytes.Join(docs, []byte("---\n"))
 }
 

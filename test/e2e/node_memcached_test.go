@@ -40,7 +40,7 @@ import (
 // container, and nothing else of its environment.
 var proxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
 
-var _ = Describe("memcached on the real node", Ordered, Label(labelNode), func() {
+var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNode), func() {
 	const ns = "cache"
 	var (
 		c        *realCluster

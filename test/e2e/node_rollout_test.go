@@ -27,7 +27,7 @@ import (
 // A rollout of real memcached pods whose clients read all the time: each
 // new pod is held unready, while every old pod still serves, until the
 // spec refills it as clients would on their misses.
-var _ = Describe("rollouts paced by warmth on the real node", Ordered, Label(labelNode), func() {
+var _ = Describe("rollouts paced by warmth on the real node", Ordered, Label(labelHost, labelNode), func() {
 	const (
 		ns = "warmth"
 		// items is what each pod holds before the rollout; refill is

@@ -34,7 +34,7 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
-var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelNode, labelTLS), func() {
+var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost, labelNode, labelTLS), func() {
 	const (
 		ns         = "tls"
 		secretName = "cache-tls"

@@ -241,7 +241,7 @@ func processEnv(ctx context.Context, pod *corev1.Pod) map[string]string {
 	GinkgoHelper()
 	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == managerContainerName })
 	Expect(i).NotTo(BeNumerically("<", 0), "pod %s has no %s container status", pod.Name, managerContainerName)
-	pid, err := cluster.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
+	pid, err := cluster.local.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
 	Expect(err).NotTo(HaveOccurred())
 	env, err := process.ReadEnviron(pid)
 	Expect(err).NotTo(HaveOccurred())

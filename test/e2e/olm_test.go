@@ -26,7 +26,7 @@ var (
 // (namespaces, the webhook configurations and cluster roles OLM made) goes
 // when they end, so that nothing OLM deployed answers for or collides with
 // the specs after them.
-var _ = Describe("OLM", Ordered, Label(labelOLM), func() {
+var _ = Describe("OLM", Ordered, Label(labelHost, labelOLM), func() {
 	BeforeAll(func(ctx SpecContext) {
 		var missing []string
 		paths, missing = toolsFromEnv()
@@ -56,7 +56,7 @@ var _ = Describe("OLM", Ordered, Label(labelOLM), func() {
 		createClusterProxy(ctx, k8s)
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: olmNamespace}})).To(Succeed())
 
-		olmOps = &olmOperators{tools: paths, cluster: cluster.Cluster, dir: workDir}
+		olmOps = &olmOperators{tools: paths, cluster: cluster.local, dir: workDir}
 		Expect(olmOps.startOLM()).To(Succeed())
 		Expect(olmOps.startCatalog()).To(Succeed())
 		DeferCleanup(olmOps.stopAll)

@@ -28,7 +28,7 @@ const scorecardNamespace = "scorecard"
 // pod starts in seconds, but a loaded two-core machine can take a minute.
 const waitTime = 5 * time.Minute
 
-var _ = Describe("operator-sdk scorecard", Label(labelScorecard), func() {
+var _ = Describe("operator-sdk scorecard", Label(labelHost, labelScorecard), func() {
 	It("passes every test of the bundle's scorecard configuration on the real node", func(ctx SpecContext) {
 		harness.RequireTools("operator-sdk")
 		bundleDir := filepath.Join(repo.Root(), "bundle")
@@ -38,7 +38,7 @@ var _ = Describe("operator-sdk scorecard", Label(labelScorecard), func() {
 		start := time.Now()
 		img, err := images.ScorecardTest(ctx, filepath.Join(workDir, "images"), testImage)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cluster.ImportImages(ctx, img.Archive)).To(Succeed())
+		Expect(cluster.local.ImportImages(ctx, img.Archive)).To(Succeed())
 		AddReportEntry("scorecard-test image built and imported", time.Since(start).Round(time.Millisecond).String())
 		cluster.restrictedNamespace(ctx, scorecardNamespace)
 		// The pods run as the namespace's default ServiceAccount, which

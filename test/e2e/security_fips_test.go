@@ -44,7 +44,7 @@ var x25519First = certstest.Offer{Curves: []tls.CurveID{tls.X25519, tls.CurveP25
 // Both servers pick an approved key exchange over the X25519 a client
 // prefers, and the operator logs no refusal of the module and exits
 // cleanly.
-var _ = Describe("the operator under GODEBUG=fips140=only", Ordered, Label(labelSecurity), func() {
+var _ = Describe("the operator under GODEBUG=fips140=only", Ordered, Label(labelHost, labelSecurity), func() {
 	const ns = "fips"
 	var (
 		op      *operatorproc.Operator
@@ -146,7 +146,7 @@ func metricsScraperToken(ctx context.Context, ns string) string {
 		Expect(k8s.Create(ctx, o)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed()) })
 	}
-	token, err := cluster.ServiceAccountToken(ctx, ns, sa.Name)
+	token, err := cluster.local.ServiceAccountToken(ctx, ns, sa.Name)
 	Expect(err).NotTo(HaveOccurred())
 	return token
 }

@@ -52,7 +52,7 @@ func theMetricsEndpointSpecs() {
 			}
 			Expect(bindClusterRole(ctx, "metrics-scraper-prometheus", metricsReaderRole, ns, reader)).To(Succeed())
 			for _, sa := range []string{reader, stranger} {
-				t, err := cluster.ServiceAccountToken(ctx, ns, sa)
+				t, err := cluster.local.ServiceAccountToken(ctx, ns, sa)
 				Expect(err).NotTo(HaveOccurred())
 				tokens[sa] = t
 			}

@@ -40,7 +40,7 @@ var (
 // ServiceAccount with exactly the roles config/default binds to it (plus
 // what local webhook mode needs), a proxy with credentials in its
 // environment and verbose logs; every log line of it is checked at the end.
-var _ = Describe("security", Ordered, Label(labelSecurity), func() {
+var _ = Describe("security", Ordered, Label(labelHost, labelSecurity), func() {
 	BeforeAll(func(ctx SpecContext) {
 		var err error
 		configDefaultObjects, err = kustomizeBuild(configDefaultDir)
@@ -62,7 +62,7 @@ var _ = Describe("security", Ordered, Label(labelSecurity), func() {
 		Expect(installOperatorRBAC(ctx, configDefaultObjects)).To(Succeed())
 		Expect(grantLocalWebhookMode(ctx)).To(Succeed())
 		operatorKubeconfig = filepath.Join(workDir, "security-operator.kubeconfig")
-		Expect(cluster.WriteServiceAccountKubeconfig(ctx, operatorKubeconfig, operatorNamespace, operatorServiceAccount)).To(Succeed())
+		Expect(cluster.local.WriteServiceAccountKubeconfig(ctx, operatorKubeconfig, operatorNamespace, operatorServiceAccount)).To(Succeed())
 
 		proxy = newProxySettings(randomPassword())
 		// Registered before the operator starts, so it runs after the

@@ -59,7 +59,7 @@ var (
 // and a change of it (its deletion too) reaches them without a restart;
 // the --tls-* flags win over the profile. The APIServer is cluster-wide,
 // so the container runs alone, and removes its CRD when it ends.
-var _ = Describe("the operator's servers under the cluster's TLS profile", Ordered, Serial, Label(labelSecurity, labelTLS), func() {
+var _ = Describe("the operator's servers under the cluster's TLS profile", Ordered, Serial, Label(labelHost, labelSecurity, labelTLS), func() {
 	const ns = "tls-profile"
 	var (
 		config    client.Client

@@ -36,7 +36,7 @@ import (
 
 // The `kubectl apply` install path, with cert-manager issuing and renewing
 // the webhook's serving certificate and injecting its CA.
-var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelInstall, labelTLS, labelMonitoring), func() {
+var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, labelInstall, labelTLS, labelMonitoring), func() {
 	var (
 		install        *installation
 		webhookService *corev1.Service

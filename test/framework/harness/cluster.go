@@ -2,15 +2,45 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
 )
+
+// Cluster is what a suite needs of the cluster it runs on, whoever started
+// it: a *localcluster.Cluster, or an ExistingCluster.
+type Cluster interface {
+	KubeconfigPath() string
+	RestConfig() *rest.Config
+}
+
+// ExistingCluster is the cluster of the kubeconfig file at path, in its
+// current context: one the suite did not start and does not stop.
+func ExistingCluster(path string) (Cluster, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("the cluster of kubeconfig %s: %w", path, err)
+	}
+	return existingCluster{path: path, cfg: cfg}, nil
+}
+
+type existingCluster struct {
+	path string
+	cfg  *rest.Config
+}
+
+func (c existingCluster) KubeconfigPath() string { return c.path }
+
+// RestConfig is a copy, which the caller may change.
+func (c existingCluster) RestConfig() *rest.Config { return rest.CopyConfig(c.cfg) }
 
 // StartCluster starts a local cluster with opts, stopped when the suite
 // ends. BinDir defaults to the built control plane; a missing binary fails

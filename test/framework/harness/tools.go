@@ -74,8 +74,16 @@ func KustomizeBuild(dir string) ([]byte, error) {
 // fails the spec with that output.
 func Make(ctx context.Context, target string, vars ...string) string {
 	ginkgo.GinkgoHelper()
+	return MakeWithEnv(ctx, nil, target, vars...)
+}
+
+// MakeWithEnv is Make in the environment env, as a user's shell runs it
+// (nil: the test's).
+func MakeWithEnv(ctx context.Context, env []string, target string, vars ...string) string {
+	ginkgo.GinkgoHelper()
 	cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", target}, vars...)...)
 	cmd.Dir = repo.Root()
+	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "make %s:\n%s", target, out)
 	return string(out)
