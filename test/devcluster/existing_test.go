@@ -68,4 +68,6 @@ var _ = It("runs the end-to-end suite's install specs on a cluster started apart
 		Expect(out).To(ContainSubstring("left out: "+spec), "a host spec of the install label")
 	}
 	Expect(out).NotTo(ContainSubstring("left out: faults of the real node"), "a spec LABELS did not ask for")
+	_, err = harness.Kubectl(ctx, filepath.Join(dir, "kubeconfig"), nil, "get", "crd", "certificates.cert-manager.io")
+	Expect(err).To(MatchError(ContainSubstring("NotFound")), "cert-manager's CRDs, which the suite installed, removed")
 }, SpecTimeout(15*time.Minute))

@@ -153,9 +153,9 @@ func (c *realCluster) pods(ctx context.Context, mc *cachev1.Memcached) ([]corev1
 }
 
 // serving waits until mc has exactly n pods, every one Running and Ready
-// with image (on the real node of a local cluster), and mc's status says so: readyReplicas n,
-// Available with every pod ready, not Degraded, and status.nodes the names
-// of those pods. It returns them.
+// with image (on the real node of a local cluster), and mc's status says
+// so: readyReplicas n, Available with every pod ready, not Degraded, and
+// status.nodes the names of those pods. It returns them.
 func (c *realCluster) serving(ctx context.Context, mc *cachev1.Memcached, n int, image string) []corev1.Pod {
 	GinkgoHelper()
 	var pods []corev1.Pod
@@ -201,10 +201,10 @@ var restrictedClient = []string{"--override-type=strategic", "--overrides=" + `{
 // status.endpoint gives it) from a client pod in ns, with the README's
 // client command (busybox's nc) and runArgs added to kubectl run's flags
 // (restrictedClient in a restricted namespace), and returns what memcached
-// answered. The
-// commands go to nc through kubectl's stdin: nc waits for them, so kubectl
-// is attached before anything is said. (A pod that runs a script of its own
-// may end before kubectl attaches, and its output is lost.)
+// answered. The commands go to nc through kubectl's stdin: nc waits for
+// them, so kubectl is attached before anything is said. (A pod that runs a
+// script of its own may end before kubectl attaches, and its output is
+// lost.)
 func (c *realCluster) throughClient(ctx context.Context, ns, endpoint string, commands []byte, runArgs ...string) (string, error) {
 	host, port, err := net.SplitHostPort(endpoint)
 	if err != nil {

@@ -14,9 +14,11 @@ import (
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
+	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
@@ -97,6 +99,16 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if certManagerServed(cs) {
 		GinkgoWriter.Println("cert-manager's API served: the cluster's own cert-manager issues the certificates")
 		return
+	}
+	if !clusterProvider.onHost() {
+		// Not left on someone's cluster, where the next run would take the
+		// API for a cert-manager of the cluster's own. Registered first,
+		// to run after the controllers have stopped.
+		crds, err := repo.CertManagerCRDDir()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() error {
+			return envtest.UninstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{Paths: []string{crds}})
+		})
 	}
 	start := time.Now()
 	cmCtx, stopCertManager := context.WithCancel(context.Background())
