@@ -44,6 +44,17 @@ func newMemcached(t *testing.T, rel memcachedproc.Release) *memcached {
 }
 
 // startMemcached is newMemcached, started.
+// secretVolume writes c, issued by ca, as the kubelet writes a TLS Secret's
+// volume, in a directory of t's, and returns that directory.
+func secretVolume(t *testing.T, ca *certstest.CA, c certstest.Cert) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tls")
+	if err := certstest.WriteSecretVolume(dir, ca.SecretData(c)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func startMemcached(t *testing.T, rel memcachedproc.Release, dir string) *memcached {
 	t.Helper()
 	m := newMemcached(t, rel)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,8 +45,7 @@ func TestReadyzFollowsMemcached(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ca := certstest.NewTestCA(t)
-	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(ca.IssueLoopback(t, certstest.CertOptions{})))).To(Succeed())
+	dir := secretVolume(t, ca, ca.IssueLoopback(t, certstest.CertOptions{}))
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	s := startSidecar(t, dir, mc.adminAddr)
 
@@ -72,8 +70,7 @@ func TestTCPProbeOfTheTLSPortIsAHandshakeError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ca := certstest.NewTestCA(t)
-	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(ca.IssueLoopback(t, certstest.CertOptions{})))).To(Succeed())
+	dir := secretVolume(t, ca, ca.IssueLoopback(t, certstest.CertOptions{}))
 	mc := startMemcached(t, memcachedproc.Shipped(), dir)
 	admin, err := memcache.Dial(ctx, mc.adminAddr)
 	g.Expect(err).NotTo(HaveOccurred())

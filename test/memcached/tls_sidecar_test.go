@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,8 +105,7 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	ctx := t.Context()
 	ca := certstest.NewTestCA(t)
 	first, renewed := ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{})
-	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(first))).To(Succeed())
+	dir := secretVolume(t, ca, first)
 	mc := startMemcached(t, rel, dir)
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
@@ -146,8 +144,7 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	ctx := t.Context()
 	ca := certstest.NewTestCA(t)
 	first, renewed, other := ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{}), ca.IssueLoopback(t, certstest.CertOptions{})
-	dir := filepath.Join(t.TempDir(), "tls")
-	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(first))).To(Succeed())
+	dir := secretVolume(t, ca, first)
 	mc := newMemcached(t, memcachedproc.Shipped())
 	sc := startSidecar(t, dir, mc.adminAddr)
 	logs := sc.logs
