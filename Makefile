@@ -163,7 +163,7 @@ TEST_UNIT_PACKAGES = ./framework/... ./controllers/... ./memcached/... ./bundle/
 # Every suite runs as `go test -json` through hack/testreport, which prints
 # what plain go test would and, when TEST_REPORT names a file (.ci/run's
 # does), records which packages passed, failed and skipped. Without go
-# test's vet: make vet (which make test runs) checks every package of the
+# test's vet: make vet (which make test runs) checks every package of each
 # module with all of vet's analyzers, and go test's subset of them would
 # analyse every dependency once more.
 #
