@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -24,7 +25,7 @@ import (
 func FuzzAdmissionReview(f *testing.F) {
 	policy := webhooks.DefaultSizePolicy()
 	h := newWebhookHandler(f, policy)
-	decoder := serializer.NewCodecFactory(testScheme()).UniversalDeserializer()
+	decoder := serializer.NewCodecFactory(gen.Scheme()).UniversalDeserializer()
 
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, path := range []string{validatePath, mutatePath} {

@@ -39,7 +39,7 @@ const (
 func newWebhookHandler(t testing.TB, policy webhooks.SizePolicy) http.Handler {
 	t.Helper()
 	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
-		Scheme:  testScheme(),
+		Scheme:  gen.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	if err != nil {
@@ -425,7 +425,7 @@ func checkValidation(t *testing.T, resp *admissionv1.AdmissionResponse, wantErr,
 
 func TestSetupWithManagerRejectsAnInvalidPolicy(t *testing.T) {
 	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
-		Scheme:  testScheme(),
+		Scheme:  gen.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	if err != nil {

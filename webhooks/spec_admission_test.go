@@ -123,7 +123,7 @@ var _ = Describe("the CRD schema without the webhooks", Ordered, func() {
 		cfg, err := env.Start()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(env.Stop)
-		c, err = client.New(cfg, client.Options{Scheme: testScheme()})
+		c, err = client.New(cfg, client.Options{Scheme: gen.Scheme()})
 		Expect(err).NotTo(HaveOccurred())
 	})
 

@@ -11,9 +11,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,7 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -45,15 +42,6 @@ func TestWebhooks(t *testing.T) {
 	RunSpecs(t, "Webhooks Suite")
 }
 
-// repoRoot is the module's root, found from this file's location so the
-// suite runs from any working directory.
-func testScheme() *k8sruntime.Scheme {
-	s := k8sruntime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(cachev1.AddToScheme(s))
-	return s
-}
-
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	testEnv = &envtest.Environment{
@@ -72,7 +60,7 @@ var _ = BeforeSuite(func() {
 	Expect(testEnv.WebhookInstallOptions.MutatingWebhooks).To(HaveLen(1))
 	Expect(testEnv.WebhookInstallOptions.ValidatingWebhooks).To(HaveLen(1))
 
-	scheme := testScheme()
+	scheme := gen.Scheme()
 	wio := testEnv.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,

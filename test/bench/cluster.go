@@ -13,14 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -112,9 +110,7 @@ func startEnv(ctx context.Context, o options, dir string) (*env, error) {
 		return e, err
 	}
 
-	e.scheme = runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(e.scheme))
-	utilruntime.Must(cachev1.AddToScheme(e.scheme))
+	e.scheme = gen.Scheme()
 	e.cfg = cluster.RestConfig()
 	e.cfg.QPS, e.cfg.Burst = benchClientQPS, benchClientBurst
 	e.cfg.UserAgent = "memcached-operator-bench"

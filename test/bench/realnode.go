@@ -9,14 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -106,10 +103,7 @@ func (b *bench) stopRealNode() error {
 // realNodeClient installs the CRD and the scenarios' namespaces and
 // returns a client of the cluster.
 func realNodeClient(ctx context.Context, cluster *localcluster.Cluster) (client.Client, error) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cachev1.AddToScheme(scheme))
-	c, err := client.New(cluster.RestConfig(), client.Options{Scheme: scheme})
+	c, err := client.New(cluster.RestConfig(), client.Options{Scheme: gen.Scheme()})
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -43,7 +41,7 @@ const (
 var (
 	ctx     context.Context
 	cluster *localcluster.Cluster
-	scheme  = runtime.NewScheme()
+	scheme  = gen.Scheme(configv1.AddToScheme, monitoringv1.AddToScheme)
 	// k8s reads and writes straight to the API server, not through a cache,
 	// so assertions see the server's state.
 	k8s client.Client
@@ -65,10 +63,6 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, operatorLogs)), zap.UseDevMode(true)))
 	ctx = context.Background()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(cachev1.AddToScheme(scheme)).To(Succeed())
-	Expect(configv1.AddToScheme(scheme)).To(Succeed())
-	Expect(monitoringv1.AddToScheme(scheme)).To(Succeed())
 
 	bin := repo.ControlPlaneDir()
 	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))

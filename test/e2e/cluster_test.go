@@ -19,14 +19,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -86,14 +84,8 @@ func startRealCluster(ctx context.Context, dir string, mirrors map[string]string
 // or nil, and installs the CRD.
 func newRealCluster(c harness.Cluster, local *localcluster.Cluster) *realCluster {
 	GinkgoHelper()
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cachev1.AddToScheme(scheme))
-	utilruntime.Must(cmapi.AddToScheme(scheme))
-	utilruntime.Must(monitoringv1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(operatorsv1.AddToScheme(scheme))
-	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
+	scheme := gen.Scheme(cmapi.AddToScheme, monitoringv1.AddToScheme, operatorsv1alpha1.AddToScheme,
+		operatorsv1.AddToScheme, apiextensionsv1.AddToScheme)
 	// client-go's default of 5 requests a second would pace the fault
 	// specs' rollouts of hundreds of objects.
 	cfg := c.RestConfig()

@@ -4,13 +4,11 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
@@ -26,10 +24,7 @@ func startAPIServer(t *testing.T, g Gomega) (*rest.Config, client.Client) {
 	cfg, err := env.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(cachev1.AddToScheme(scheme)).To(Succeed())
-	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	k8s, err := client.New(cfg, client.Options{Scheme: gen.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	return cfg, k8s
 }
