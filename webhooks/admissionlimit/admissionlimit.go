@@ -88,25 +88,22 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if o.SmallBodyBytes <= 0 {
-		o.SmallBodyBytes = DefaultSmallBodyBytes
-	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = DefaultMaxInFlight
-	}
-	if o.MaxLargeInFlight <= 0 {
-		o.MaxLargeInFlight = DefaultMaxLargeInFlight
-	}
-	if o.QueueWait <= 0 {
-		o.QueueWait = DefaultQueueWait
-	}
-	if o.ReadTimeout <= 0 {
-		o.ReadTimeout = DefaultReadTimeout
-	}
+	o.MaxBodyBytes = positiveOr(o.MaxBodyBytes, DefaultMaxBodyBytes)
+	o.SmallBodyBytes = positiveOr(o.SmallBodyBytes, DefaultSmallBodyBytes)
+	o.MaxInFlight = positiveOr(o.MaxInFlight, DefaultMaxInFlight)
+	o.MaxLargeInFlight = positiveOr(o.MaxLargeInFlight, DefaultMaxLargeInFlight)
+	o.QueueWait = positiveOr(o.QueueWait, DefaultQueueWait)
+	o.ReadTimeout = positiveOr(o.ReadTimeout, DefaultReadTimeout)
 	return o
+}
+
+// positiveOr is v, or def when v is not positive: a zero or negative bound
+// would refuse every call.
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Limiter holds the slots that every handler it wraps shares: one set for
