@@ -84,33 +84,32 @@ type webhookConfig struct {
 	ReinvocationPolicy      *admissionregistrationv1.ReinvocationPolicyType
 }
 
+// webhookTypes are the kinds that configure webhooks, by the type a CSV's
+// webhook definition gives them.
+var webhookTypes = map[string]v1alpha1.WebhookAdmissionType{
+	"MutatingWebhookConfiguration":   v1alpha1.MutatingAdmissionWebhook,
+	"ValidatingWebhookConfiguration": v1alpha1.ValidatingAdmissionWebhook,
+}
+
 func configWebhooks(t *testing.T) map[string]webhookConfig {
 	t.Helper()
 	out := map[string]webhookConfig{}
 	for _, u := range readObjects(t, filepath.Join(repo.WebhookDir(), "manifests.yaml")) {
-		switch u.GetKind() {
-		case "MutatingWebhookConfiguration":
-			var c admissionregistrationv1.MutatingWebhookConfiguration
-			fromUnstructured(t, u, &c)
-			for _, w := range c.Webhooks {
-				out[w.Name] = webhookConfig{
-					Type: v1alpha1.MutatingAdmissionWebhook, Path: servicePath(w.ClientConfig),
-					Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
-					SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
-					AdmissionReviewVersions: w.AdmissionReviewVersions, ObjectSelector: w.ObjectSelector,
-					ReinvocationPolicy: w.ReinvocationPolicy,
-				}
-			}
-		case "ValidatingWebhookConfiguration":
-			var c admissionregistrationv1.ValidatingWebhookConfiguration
-			fromUnstructured(t, u, &c)
-			for _, w := range c.Webhooks {
-				out[w.Name] = webhookConfig{
-					Type: v1alpha1.ValidatingAdmissionWebhook, Path: servicePath(w.ClientConfig),
-					Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
-					SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
-					AdmissionReviewVersions: w.AdmissionReviewVersions, ObjectSelector: w.ObjectSelector,
-				}
+		typ, ok := webhookTypes[u.GetKind()]
+		if !ok {
+			continue
+		}
+		// A validating webhook has a mutating one's fields but
+		// reinvocationPolicy, so one type decodes both strictly.
+		var c admissionregistrationv1.MutatingWebhookConfiguration
+		fromUnstructured(t, u, &c)
+		for _, w := range c.Webhooks {
+			out[w.Name] = webhookConfig{
+				Type: typ, Path: servicePath(w.ClientConfig),
+				Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
+				SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
+				AdmissionReviewVersions: w.AdmissionReviewVersions, ObjectSelector: w.ObjectSelector,
+				ReinvocationPolicy: w.ReinvocationPolicy,
 			}
 		}
 	}
