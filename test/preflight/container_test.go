@@ -77,19 +77,22 @@ func names(rs []checkResult) []string {
 	return out
 }
 
-// requests records the requests a loopback server received.
-type requests struct {
-	mu   sync.Mutex
-	seen []string
+// refuser answers every request with status and message, and records it.
+type refuser struct {
+	status  int
+	message string
+	mu      sync.Mutex
+	seen    []string
 }
 
-func (r *requests) record(req *http.Request) {
+func (r *refuser) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.seen = append(r.seen, req.Method+" "+req.Host+req.URL.Path)
+	r.mu.Unlock()
+	http.Error(w, r.message, r.status)
 }
 
-func (r *requests) list() []string {
+func (r *refuser) list() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.seen)
@@ -129,11 +132,8 @@ func TestOperatorImagePassesContainerPolicy(t *testing.T) {
 
 	// Pyxis, on loopback: preflight trusts its certificate through
 	// SSL_CERT_FILE, sends it the BasedOnUbi query, and gets a 503.
-	var pyxisSeen requests
-	pyxis := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		pyxisSeen.record(req)
-		http.Error(w, "Pyxis cannot be reached from this machine", http.StatusServiceUnavailable)
-	}))
+	pyxisSeen := &refuser{status: http.StatusServiceUnavailable, message: "Pyxis cannot be reached from this machine"}
+	pyxis := httptest.NewTLSServer(pyxisSeen)
 	t.Cleanup(pyxis.Close)
 	caFile := filepath.Join(dir, "pyxis-ca.pem")
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: pyxis.Certificate().Raw})
@@ -142,11 +142,8 @@ func TestOperatorImagePassesContainerPolicy(t *testing.T) {
 	}
 	// Anything else bound off the machine goes to this proxy, which refuses
 	// it. Loopback addresses never go through a proxy.
-	var offMachine requests
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		offMachine.record(req)
-		http.Error(w, "nothing leaves this machine", http.StatusForbidden)
-	}))
+	offMachine := &refuser{status: http.StatusForbidden, message: "nothing leaves this machine"}
+	proxy := httptest.NewServer(offMachine)
 	t.Cleanup(proxy.Close)
 
 	work := filepath.Join(dir, "preflight")
