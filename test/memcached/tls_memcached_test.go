@@ -62,6 +62,14 @@ func startMemcached(t *testing.T, rel memcachedproc.Release, dir string) *memcac
 	return m
 }
 
+// startShippedTLS starts the release shipped serving a loopback
+// certificate of a CA of its own, from the Secret volume it returns.
+func startShippedTLS(t *testing.T) (string, *memcached) {
+	ca := certstest.NewTestCA(t)
+	dir := secretVolume(t, ca, ca.IssueLoopback(t, certstest.CertOptions{}))
+	return dir, startMemcached(t, memcachedproc.Shipped(), dir)
+}
+
 // start starts memcached with the Secret volume at dir, and stops it when
 // the test ends. It returns once memcached answers on its plain listener.
 func (m *memcached) start(t *testing.T, dir string) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
-	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
@@ -44,9 +43,7 @@ func get(ctx context.Context, url string, header http.Header) (int, error) {
 func TestReadyzFollowsMemcached(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := certstest.NewTestCA(t)
-	dir := secretVolume(t, ca, ca.IssueLoopback(t, certstest.CertOptions{}))
-	mc := startMemcached(t, memcachedproc.Shipped(), dir)
+	dir, mc := startShippedTLS(t)
 	s := startSidecar(t, dir, mc.adminAddr)
 
 	// Run listens in its own goroutine.
@@ -69,9 +66,7 @@ func TestReadyzFollowsMemcached(t *testing.T) {
 func TestTCPProbeOfTheTLSPortIsAHandshakeError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
-	ca := certstest.NewTestCA(t)
-	dir := secretVolume(t, ca, ca.IssueLoopback(t, certstest.CertOptions{}))
-	mc := startMemcached(t, memcachedproc.Shipped(), dir)
+	_, mc := startShippedTLS(t)
 	admin, err := memcache.Dial(ctx, mc.adminAddr)
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = admin.Close() }()
