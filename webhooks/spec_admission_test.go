@@ -55,11 +55,7 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 	Context("on update", func() {
 		var mc *cachev1.Memcached
 
-		BeforeEach(func(ctx SpecContext) {
-			mc = gen.Memcached(ns, "cache")
-			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
-			warnings.take()
-		})
+		BeforeEach(func(ctx SpecContext) { mc = createQuietly(ctx, gen.Memcached(ns, "cache")) })
 
 		It("warns that a new memory restarts the pods, and derives the resources again", func(ctx SpecContext) {
 			mc.Spec.Memory = ptr.To(resource.MustParse("256Mi"))

@@ -65,11 +65,7 @@ var _ = Describe("spec.tls through the API server", func() {
 	Context("on update", func() {
 		var mc *cachev1.Memcached
 
-		BeforeEach(func(ctx SpecContext) {
-			mc = gen.Memcached(ns, "cache")
-			Expect(k8sClient.Create(ctx, mc)).To(Succeed())
-			warnings.take()
-		})
+		BeforeEach(func(ctx SpecContext) { mc = createQuietly(ctx, gen.Memcached(ns, "cache")) })
 
 		It("warns that turning TLS on and off replaces the pods one at a time", func(ctx SpecContext) {
 			gen.WithTLS("cache-tls")(mc)

@@ -20,6 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -124,4 +125,13 @@ func (r *warningRecorder) take() []string {
 	msgs := r.msgs
 	r.msgs = nil
 	return msgs
+}
+
+// createQuietly creates mc and forgets the warnings its creation drew, so
+// that a spec reads only those of what it does next.
+func createQuietly(ctx context.Context, mc *cachev1.Memcached) *cachev1.Memcached {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, mc)).To(Succeed())
+	warnings.take()
+	return mc
 }
