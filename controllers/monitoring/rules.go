@@ -54,141 +54,82 @@ func Rules(namespace, name string) monitoringv1.PrometheusRuleSpec {
 	return monitoringv1.PrometheusRuleSpec{Groups: []monitoringv1.RuleGroup{{
 		Name: "memcached." + namespace + "." + name,
 		Rules: []monitoringv1.Rule{
-			{
-				// A pod's memcached is down when its exporter says so, or
-				// when the exporter itself does not answer (then no
-				// memcached_up is scraped and `up` is 0). Five minutes
-				// outlast a container restart and a pod's replacement in a
-				// rollout, which MemcachedRestarted reports on its own.
-				Alert:  "MemcachedDown",
-				Expr:   expr("(%s or %s) == 0", s.series("memcached_up"), s.series("up")),
-				For:    duration("5m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedDown",
-					"A memcached pod does not answer.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"has not answered its exporter for 5 minutes: the keys its clients shard to that pod all miss."),
-			},
-			{
-				// Every pod down: the whole cache is gone, not a share of
-				// its keys, so this one pages.
-				Alert: "MemcachedUnavailable",
-				Expr: expr("max by (namespace, memcached) (%s or %s) == 0",
-					s.series("memcached_up"), s.series("up")),
-				For:    duration("5m"),
-				Labels: map[string]string{"severity": "critical"},
-				Annotations: annotations("MemcachedUnavailable",
-					"No memcached pod of a Memcached answers.",
-					"No memcached pod of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} has answered for 5 minutes: "+
-						"every get of its clients misses and every set fails."),
-			},
-			{
-				// Fifteen minutes, so a burst of short connections (a client
-				// restarting its pool) does not warn.
-				Alert: "MemcachedConnectionsNearLimit",
-				Expr: expr("%s / %s > %s",
-					s.series("memcached_current_connections"), s.series("memcached_max_connections"), connectionsNearLimit),
-				For:    duration("15m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedConnectionsNearLimit",
-					"A memcached pod is near its connection limit.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"has used {{ $value | humanizePercentage }} of its connection limit (spec.maxConnections) for 15 minutes."),
-			},
-			{
-				// memcached 1.6 refuses a connection over its limit at once
-				// (maxconns_fast: rejected_connections); it stops accepting
-				// (listen_disabled_num) when it runs out of file descriptors.
-				// Either means clients failed to connect in the last five
-				// minutes: no waiting.
-				Alert: "MemcachedConnectionsRefused",
-				Expr: expr("increase(%s[5m]) > 0 or increase(%s[5m]) > 0",
-					s.series("memcached_connections_rejected_total"), s.series("memcached_connections_listener_disabled_total")),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedConnectionsRefused",
-					"A memcached pod refuses connections.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"refused connections or stopped accepting them in the last 5 minutes: it is at its connection limit "+
-						"(spec.maxConnections), and clients that could not connect miss or fail."),
-			},
-			{
-				// Evictions are how a cache makes room, but evicting for
-				// fifteen minutes with its memory full means the working set
-				// does not fit: items leave before their expiry and come back
-				// as misses. The memory condition tells this apart from
-				// evictions with memory to spare (one slab class starved,
-				// which more memory does not cure).
-				Alert: "MemcachedEvictingWhenFull",
-				Expr: expr("rate(%s[5m]) > 0 and %s / %s > %s",
-					s.series("memcached_items_evicted_total"),
-					s.series("memcached_current_bytes"), s.series("memcached_limit_bytes"), memoryFull),
-				For:    duration("15m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedEvictingWhenFull",
-					"A memcached pod evicts items because its memory is full.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"has evicted {{ printf \"%.3g\" $value }} items/s for 15 minutes with its memory (spec.memory) full: "+
-						"items leave before they expire and come back as misses."),
-			},
-			{
-				// One oversized value now and then is a client's business;
-				// refusals for fifteen minutes are a size the cache was meant
-				// to hold.
-				Alert:  "MemcachedItemsTooLarge",
-				Expr:   expr("rate(%s[5m]) > 0", s.series("memcached_item_too_large_total")),
-				For:    duration("15m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedItemsTooLarge",
-					"A memcached pod refuses items larger than its maximum item size.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"has refused {{ printf \"%.3g\" $value }} sets/s for 15 minutes of items over its maximum item size "+
-						"(spec.maxItemSize): those keys are never cached."),
-			},
-			{
-				// A set that finds no memory answers the client with an
-				// error (SERVER_ERROR out of memory), unlike an eviction, so
-				// it waits less.
-				Alert:  "MemcachedOutOfMemory",
-				Expr:   expr("rate(%s[5m]) > 0", s.series("memcached_item_no_memory_total")),
-				For:    duration("5m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedOutOfMemory",
-					"A memcached pod fails sets for lack of memory.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"has failed {{ printf \"%.3g\" $value }} sets/s for 5 minutes with \"out of memory\": "+
-						"it found no memory to evict for them (spec.memory, spec.maxItemSize)."),
-			},
-			{
-				// memcached_uptime_seconds is a counter that drops to zero
-				// when memcached starts again in the same pod (a crash, an
-				// OOM kill, a failed liveness probe); a new pod of a rollout
-				// is a new series and no reset. Each restart empties that
-				// pod's cache, so each one is worth knowing about; the
-				// alert clears 15 minutes after the last.
-				Alert:  "MemcachedRestarted",
-				Expr:   expr("resets(%s[15m]) > 0", s.series("memcached_uptime_seconds")),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedRestarted",
-					"A memcached pod restarted and lost its cache.",
-					"memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "+
-						"restarted {{ $value }} time(s) in the last 15 minutes: each restart emptied that pod's cache."),
-			},
-			{
-				// The get hit ratio of the whole Memcached against its own of
-				// an hour ago: a flush, a client that changed its keys, or
-				// pods that lost their items. Comparing with the past, not a
-				// fixed ratio, suits caches whose normal ratio is 99 % and
-				// those where it is 40 %. Fifteen minutes let a cache warm up
-				// again after a pod's restart.
-				Alert:  "MemcachedHitRatioCollapsed",
-				Expr:   expr("%s < %s * %s and %s > %s and %s > %s", s.hitRatio(""), hitRatioCollapse, s.hitRatio("1h"), s.getRate(""), minGetsPerSecond, s.getRate("1h"), minGetsPerSecond),
-				For:    duration("15m"),
-				Labels: map[string]string{"severity": "warning"},
-				Annotations: annotations("MemcachedHitRatioCollapsed",
-					"A Memcached's hit ratio collapsed.",
-					"The get hit ratio of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} has been "+
-						"{{ $value | humanizePercentage }} for 15 minutes, less than half of what it was an hour before."),
-			},
+			// A pod's memcached is down when its exporter says so, or
+			// when the exporter itself does not answer (then no
+			// memcached_up is scraped and `up` is 0). Five minutes
+			// outlast a container restart and a pod's replacement in a
+			// rollout, which MemcachedRestarted reports on its own.
+			alert("MemcachedDown", "warning", "5m", expr("(%s or %s) == 0", s.series("memcached_up"), s.series("up")),
+				"A memcached pod does not answer.",
+				inPod+"has not answered its exporter for 5 minutes: the keys its clients shard to that pod all miss."),
+			// Every pod down: the whole cache is gone, not a share of
+			// its keys, so this one pages.
+			alert("MemcachedUnavailable", "critical", "5m", expr("max by (namespace, memcached) (%s or %s) == 0",
+				s.series("memcached_up"), s.series("up")),
+				"No memcached pod of a Memcached answers.",
+				"No memcached pod of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} has answered for 5 minutes: "+
+					"every get of its clients misses and every set fails."),
+			// Fifteen minutes, so a burst of short connections (a client
+			// restarting its pool) does not warn.
+			alert("MemcachedConnectionsNearLimit", "warning", "15m", expr("%s / %s > %s",
+				s.series("memcached_current_connections"), s.series("memcached_max_connections"), connectionsNearLimit),
+				"A memcached pod is near its connection limit.",
+				inPod+"has used {{ $value | humanizePercentage }} of its connection limit (spec.maxConnections) for 15 minutes."),
+			// memcached 1.6 refuses a connection over its limit at once
+			// (maxconns_fast: rejected_connections); it stops accepting
+			// (listen_disabled_num) when it runs out of file descriptors.
+			// Either means clients failed to connect in the last five
+			// minutes: no waiting.
+			alert("MemcachedConnectionsRefused", "warning", "", expr("increase(%s[5m]) > 0 or increase(%s[5m]) > 0",
+				s.series("memcached_connections_rejected_total"), s.series("memcached_connections_listener_disabled_total")),
+				"A memcached pod refuses connections.",
+				inPod+"refused connections or stopped accepting them in the last 5 minutes: it is at its connection limit "+
+					"(spec.maxConnections), and clients that could not connect miss or fail."),
+			// Evictions are how a cache makes room, but evicting for
+			// fifteen minutes with its memory full means the working set
+			// does not fit: items leave before their expiry and come back
+			// as misses. The memory condition tells this apart from
+			// evictions with memory to spare (one slab class starved,
+			// which more memory does not cure).
+			alert("MemcachedEvictingWhenFull", "warning", "15m", expr("rate(%s[5m]) > 0 and %s / %s > %s",
+				s.series("memcached_items_evicted_total"),
+				s.series("memcached_current_bytes"), s.series("memcached_limit_bytes"), memoryFull),
+				"A memcached pod evicts items because its memory is full.",
+				inPod+"has evicted {{ printf \"%.3g\" $value }} items/s for 15 minutes with its memory (spec.memory) full: "+
+					"items leave before they expire and come back as misses."),
+			// One oversized value now and then is a client's business;
+			// refusals for fifteen minutes are a size the cache was meant
+			// to hold.
+			alert("MemcachedItemsTooLarge", "warning", "15m", expr("rate(%s[5m]) > 0", s.series("memcached_item_too_large_total")),
+				"A memcached pod refuses items larger than its maximum item size.",
+				inPod+"has refused {{ printf \"%.3g\" $value }} sets/s for 15 minutes of items over its maximum item size "+
+					"(spec.maxItemSize): those keys are never cached."),
+			// A set that finds no memory answers the client with an
+			// error (SERVER_ERROR out of memory), unlike an eviction, so
+			// it waits less.
+			alert("MemcachedOutOfMemory", "warning", "5m", expr("rate(%s[5m]) > 0", s.series("memcached_item_no_memory_total")),
+				"A memcached pod fails sets for lack of memory.",
+				inPod+"has failed {{ printf \"%.3g\" $value }} sets/s for 5 minutes with \"out of memory\": "+
+					"it found no memory to evict for them (spec.memory, spec.maxItemSize)."),
+			// memcached_uptime_seconds is a counter that drops to zero
+			// when memcached starts again in the same pod (a crash, an
+			// OOM kill, a failed liveness probe); a new pod of a rollout
+			// is a new series and no reset. Each restart empties that
+			// pod's cache, so each one is worth knowing about; the
+			// alert clears 15 minutes after the last.
+			alert("MemcachedRestarted", "warning", "", expr("resets(%s[15m]) > 0", s.series("memcached_uptime_seconds")),
+				"A memcached pod restarted and lost its cache.",
+				inPod+"restarted {{ $value }} time(s) in the last 15 minutes: each restart emptied that pod's cache."),
+			// The get hit ratio of the whole Memcached against its own of
+			// an hour ago: a flush, a client that changed its keys, or
+			// pods that lost their items. Comparing with the past, not a
+			// fixed ratio, suits caches whose normal ratio is 99 % and
+			// those where it is 40 %. Fifteen minutes let a cache warm up
+			// again after a pod's restart.
+			alert("MemcachedHitRatioCollapsed", "warning", "15m", expr("%s < %s * %s and %s > %s and %s > %s", s.hitRatio(""), hitRatioCollapse, s.hitRatio("1h"), s.getRate(""), minGetsPerSecond, s.getRate("1h"), minGetsPerSecond),
+				"A Memcached's hit ratio collapsed.",
+				"The get hit ratio of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} has been "+
+					"{{ $value | humanizePercentage }} for 15 minutes, less than half of what it was an hour before."),
 		},
 	}}}
 }
@@ -229,12 +170,24 @@ func expr(format string, args ...any) intstr.IntOrString {
 	return intstr.FromString(fmt.Sprintf(format, args...))
 }
 
-func duration(d monitoringv1.Duration) *monitoringv1.Duration { return &d }
+// inPod begins the description of an alert on one pod.
+const inPod = "memcached in pod {{ $labels.pod }} of Memcached {{ $labels.namespace }}/{{ $labels.memcached }} "
 
-func annotations(alert, summary, description string) map[string]string {
-	return map[string]string{
-		"summary":     summary,
-		"description": description,
-		"runbook_url": runbookBaseURL + alert + ".md",
+// alert is the rule name: expression true for forDuration ("" fires at
+// once), with its severity, what it says, and its runbook.
+func alert(name, severity string, forDuration monitoringv1.Duration, expression intstr.IntOrString, summary, description string) monitoringv1.Rule {
+	r := monitoringv1.Rule{
+		Alert:  name,
+		Expr:   expression,
+		Labels: map[string]string{"severity": severity},
+		Annotations: map[string]string{
+			"summary":     summary,
+			"description": description,
+			"runbook_url": runbookBaseURL + name + ".md",
+		},
 	}
+	if forDuration != "" {
+		r.For = &forDuration
+	}
+	return r
 }
