@@ -216,7 +216,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 		}
 	}, SpecTimeout(4*time.Minute))
 
-	It("puts the proxy into every memcached process and takes it out again, one rollout each", func(ctx SpecContext) {
+	It("puts the proxy into every memcached process, changes it and takes it out again, one rollout each", func(ctx SpecContext) {
 		sessions = gen.Memcached(ns, "sessions", gen.WithSize(2))
 		Expect(c.k8s.Create(ctx, sessions)).To(Succeed())
 		c.serving(ctx, sessions, 2, memcachedA.Ref)
@@ -250,7 +250,19 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 		eventually(ctx, op.Reconciles).Should(BeNumerically(">=", 2), "the new operator reconciled both")
 		Expect(c.rollouts(ctx, cache, sessions)).To(Equal(rollouts), "no write of either Deployment's spec")
 
+		By("restarting it with another proxy and HTTPS_PROXY unset")
+		rollouts = c.rollouts(ctx, cache, sessions)
+		startOperator(ctx, memcachedA.Ref, "HTTP_PROXY=http://proxy-b.internal.invalid:3128", "NO_PROXY=.svc")
+		c.expectEnvironments(ctx, func(g Gomega, env map[string]string) {
+			g.Expect(env).To(HaveKeyWithValue("http_proxy", "http://proxy-b.internal.invalid:3128"))
+			g.Expect(env).To(HaveKeyWithValue("NO_PROXY", ".svc"))
+			g.Expect(env).NotTo(HaveKey("HTTPS_PROXY"))
+			g.Expect(env).NotTo(HaveKey("https_proxy"))
+		}, cache, sessions)
+		c.expectOneRolloutEach(ctx, rollouts)
+
 		By("restarting it without the proxy")
+		rollouts = c.rollouts(ctx, cache, sessions)
 		startOperator(ctx, memcachedA.Ref)
 		c.expectEnvironments(ctx, func(g Gomega, env map[string]string) {
 			for _, k := range proxyVariables {
