@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // The rules the manager needs in its own namespace only, the leader
@@ -30,7 +31,7 @@ func TestOwnNamespaceRulesAreBundleRoles(t *testing.T) {
 		"memcached-operator-leader-election-role": leaderElection.Rules,
 		"memcached-operator-network-policy-role":  networkPolicy.Rules,
 		"memcached-operator-olm": {
-			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{managerDeployment + "-service-cert"}, Verbs: []string{"get", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{manifest.ManagerDeployment + "-service-cert"}, Verbs: []string{"get", "patch"}},
 			{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get"}},
 			{APIGroups: []string{"operators.coreos.com"}, Resources: []string{"subscriptions"}, Verbs: []string{"list"}},
 		},

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -273,7 +274,7 @@ func TestBundleShipsNoWebhookService(t *testing.T) {
 		for _, p := range svc.Spec.Ports {
 			if p.TargetPort == intstr.FromInt32(9443) || p.Port == 443 {
 				t.Errorf("%s: Service %s serves the webhook port; OLM creates that Service",
-					filepath.Base(bundleDir), svc.Name)
+					filepath.Base(manifest.BundleDir), svc.Name)
 			}
 		}
 	}

@@ -1,10 +1,7 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/base64"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,15 +10,14 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // Paths of the bundle and of the config/ files it is made from.
 var (
-	bundleDir        = filepath.Join(repo.Root(), "bundle")
 	bundleDockerfile = filepath.Join(repo.Root(), "bundle.Dockerfile")
 	managerManifest  = filepath.Join(repo.Root(), "config", "manager", "manager.yaml")
 	samplesDir       = filepath.Join(repo.Root(), "config", "samples")
@@ -30,11 +26,8 @@ var (
 
 // What the bundle is expected to name.
 const (
-	packageName = "memcached-operator"
-	// managerDeployment is config/manager's controller-manager with
-	// config/default's name prefix; the webhook definitions point at it.
-	managerDeployment = "memcached-operator-controller-manager"
-	managerContainer  = "manager"
+	packageName      = "memcached-operator"
+	managerContainer = "manager"
 	// olmWebhookCertDir is where OLM mounts the webhook serving certificate
 	// (tls.crt, tls.key) into the Deployment a webhook definition names; it
 	// is also controller-runtime's default certificate directory.
@@ -50,12 +43,9 @@ const (
 // loadBundle reads bundle/ as OLM's tooling does.
 func loadBundle(t *testing.T) *manifests.Bundle {
 	t.Helper()
-	b, err := manifests.GetBundleFromDir(bundleDir)
+	b, err := manifest.Bundle()
 	if err != nil {
-		t.Fatalf("loading %s: %v", bundleDir, err)
-	}
-	if b.CSV == nil {
-		t.Fatalf("%s holds no ClusterServiceVersion", bundleDir)
+		t.Fatal(err)
 	}
 	return b
 }
@@ -75,36 +65,22 @@ func readYAML(t *testing.T, path string, out any) {
 // readObjects decodes every document of a multi-document YAML file.
 func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	objs, err := manifest.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-			return objs
-		} else if err != nil {
-			t.Fatalf("decoding %s: %v", path, err)
-		}
-		if len(u.Object) > 0 {
-			objs = append(objs, &u)
-		}
-	}
+	return objs
 }
 
 // managerPod returns the pod template of the manager Deployment the CSV
 // installs.
 func managerPod(t *testing.T, csv *v1alpha1.ClusterServiceVersion) corev1.PodSpec {
 	t.Helper()
-	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
-		if d.Name == managerDeployment {
-			return d.Spec.Template.Spec
-		}
+	d, err := manifest.Deployment(csv)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("the CSV installs no Deployment %q", managerDeployment)
-	return corev1.PodSpec{}
+	return d.Spec.Template.Spec
 }
 
 // managerIn returns the manager container of a pod spec.

@@ -12,6 +12,7 @@ import (
 	scorecardv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // The bundle metadata annotations this test reads.
@@ -33,7 +34,7 @@ func bundleAnnotations(t *testing.T) map[string]string {
 	var f struct {
 		Annotations map[string]string `json:"annotations"`
 	}
-	readYAML(t, filepath.Join(bundleDir, "metadata", "annotations.yaml"), &f)
+	readYAML(t, filepath.Join(manifest.BundleDir, "metadata", "annotations.yaml"), &f)
 	if len(f.Annotations) == 0 {
 		t.Fatal("bundle/metadata/annotations.yaml has no annotations")
 	}
@@ -96,7 +97,7 @@ func TestDockerfileCopiesWhatAnnotationsName(t *testing.T) {
 		if got := copies[dest]; got != want {
 			t.Errorf("bundle.Dockerfile copies %q to %s, want %q (annotation %s)", got, dest, want, key)
 		}
-		if fi, err := os.Stat(filepath.Join(bundleDir, dir)); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(filepath.Join(manifest.BundleDir, dir)); err != nil || !fi.IsDir() {
 			t.Errorf("annotation %s names %s, which is not a directory of bundle/", key, dir)
 		}
 	}
@@ -148,7 +149,7 @@ func TestScorecardConfigMatchesAnnotations(t *testing.T) {
 		t.Errorf("test media type is %q, want scorecard+v1", a[annotationTestMediaType])
 	}
 	var cfg scorecardv1alpha3.Configuration
-	readYAML(t, filepath.Join(bundleDir, a[annotationTestConfig], "config.yaml"), &cfg)
+	readYAML(t, filepath.Join(manifest.BundleDir, a[annotationTestConfig], "config.yaml"), &cfg)
 	if cfg.Kind != scorecardv1alpha3.ConfigurationKind || cfg.APIVersion != scorecardv1alpha3.GroupVersion.String() {
 		t.Errorf("scorecard config is %s %s, want %s %s", cfg.APIVersion, cfg.Kind,
 			scorecardv1alpha3.GroupVersion, scorecardv1alpha3.ConfigurationKind)

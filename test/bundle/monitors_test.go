@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // userWorkloadRefused are the scrape settings OpenShift's user-workload
@@ -34,7 +35,7 @@ var monitorKinds = []string{"ServiceMonitor", "PodMonitor"}
 // refuses. config/prometheus's ServiceMonitor must be among those read.
 func TestMonitorsNameNoFiles(t *testing.T) {
 	var monitors int
-	for _, dir := range []string{filepath.Join(repo.Root(), "config"), bundleDir} {
+	for _, dir := range []string{filepath.Join(repo.Root(), "config"), manifest.BundleDir} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !slices.Contains([]string{".yaml", ".yml"}, filepath.Ext(path)) {
 				return err

@@ -17,12 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // bundleObjects reads every manifest of bundle/manifests.
 func bundleObjects(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(bundleDir, "manifests", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(manifest.BundleDir, "manifests", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +168,8 @@ func TestWebhookDefinitionsAreConfigWebhooks(t *testing.T) {
 			AdmissionReviewVersions: d.AdmissionReviewVersions, ObjectSelector: selector,
 			ReinvocationPolicy: d.ReinvocationPolicy,
 		}
-		if d.DeploymentName != managerDeployment {
-			t.Errorf("webhook %s is served by Deployment %q, want %q", d.GenerateName, d.DeploymentName, managerDeployment)
+		if d.DeploymentName != manifest.ManagerDeployment {
+			t.Errorf("webhook %s is served by Deployment %q, want %q", d.GenerateName, d.DeploymentName, manifest.ManagerDeployment)
 		}
 		if d.ContainerPort != port.Port {
 			t.Errorf("webhook %s: containerPort %d, want %d", d.GenerateName, d.ContainerPort, port.Port)

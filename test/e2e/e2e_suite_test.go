@@ -21,6 +21,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/certmanager"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 )
@@ -87,7 +88,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// warnings) logs to a file rather than the test output.
 	logger := harness.LogTo(workDir, "suite.log")
 	var err error
-	fromVersion, err = bundleVersion(bundleDir)
+	fromVersion, err = bundleVersion(manifest.BundleDir)
 	Expect(err).NotTo(HaveOccurred())
 	v := utilversion.MustParseSemantic(fromVersion)
 	toVersion = fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()+1)
@@ -122,7 +123,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // images into it.
 func startLocal(ctx context.Context) *realCluster {
 	GinkgoHelper()
-	fromImage, err := bundleImage(bundleDir)
+	fromImage, err := bundleImage(manifest.BundleDir)
 	Expect(err).NotTo(HaveOccurred())
 	toImage := strings.TrimSuffix(fromImage, fromVersion) + toVersion
 

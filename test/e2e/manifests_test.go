@@ -26,6 +26,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 )
 
@@ -39,7 +40,7 @@ func buildConfigDefault() ([]byte, error) {
 // Memcached objects and find no webhook of this installation.
 func uninstall(ctx context.Context, manifests []byte) {
 	GinkgoHelper()
-	objs, err := readObjects(manifests)
+	objs, err := manifest.Decode(manifests)
 	Expect(err).NotTo(HaveOccurred())
 	var docs [][]byte
 	for _, u := range objs {

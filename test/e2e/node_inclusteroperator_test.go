@@ -29,6 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -200,7 +201,7 @@ func configDefault(relatedImages map[string]string) []byte {
 	GinkgoHelper()
 	out, err := harness.KustomizeBuild(filepath.Join(repo.Root(), "config", "default"))
 	Expect(err).NotTo(HaveOccurred())
-	objs, err := readObjects(out)
+	objs, err := manifest.Decode(out)
 	Expect(err).NotTo(HaveOccurred())
 	var docs [][]byte
 	for _, u := range objs {

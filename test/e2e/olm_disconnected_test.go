@@ -23,6 +23,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/test/framework/registrymirror"
 	"github.com/example-inc/memcached-operator/test/framework/releasebundle"
 )
@@ -30,7 +31,7 @@ import (
 // devRelatedImages are the committed bundle's relatedImages, by tag: the
 // images a release publishes, under the names it publishes them.
 func devRelatedImages() ([]operatorsv1alpha1.RelatedImage, error) {
-	_, u, err := readBundleCSV(bundleDir)
+	_, u, err := readBundleCSV(manifest.BundleDir)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -68,7 +69,7 @@ func namespacedInstalls() {
 
 	BeforeAll(func() {
 		version = toVersion
-		fromImage, err := bundleImage(bundleDir)
+		fromImage, err := bundleImage(manifest.BundleDir)
 		Expect(err).NotTo(HaveOccurred())
 		image = strings.TrimSuffix(fromImage, fromVersion) + toVersion
 	})

@@ -26,6 +26,7 @@ import (
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -46,7 +47,7 @@ func olmInstallSpecs() {
 		BeforeAll(func(ctx SpecContext) {
 			By("rendering bundle/ into a catalog with make catalog and serving it with opm serve")
 			dir := filepath.Join(workDir, "catalog-v"+fromVersion)
-			Expect(renderCatalog(ctx, paths.opm, dir, bundleDir)).To(Succeed())
+			Expect(renderCatalog(ctx, paths.opm, dir, manifest.BundleDir)).To(Succeed())
 			p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+fromVersion)
 			Expect(err).NotTo(HaveOccurred())
 			catalogServers = append(catalogServers, p)
@@ -81,7 +82,7 @@ func olmInstallSpecs() {
 
 			BeforeAll(func() {
 				var err error
-				fromImage, err = bundleImage(bundleDir)
+				fromImage, err = bundleImage(manifest.BundleDir)
 				Expect(err).NotTo(HaveOccurred())
 				toImage = strings.TrimSuffix(fromImage, fromVersion) + toVersion
 			})
@@ -228,9 +229,9 @@ func olmInstallSpecs() {
 
 				By(fmt.Sprintf("serving a catalog with %s and %s, which replaces it", fromVersion, toVersion))
 				nextDir := filepath.Join(workDir, "bundle-v"+toVersion)
-				Expect(nextBundle(bundleDir, nextDir, toVersion)).To(Equal(fromVersion))
+				Expect(nextBundle(manifest.BundleDir, nextDir, toVersion)).To(Equal(fromVersion))
 				dir := filepath.Join(workDir, "catalog-v"+toVersion)
-				Expect(renderCatalog(ctx, paths.opm, dir, bundleDir, nextDir)).To(Succeed())
+				Expect(renderCatalog(ctx, paths.opm, dir, manifest.BundleDir, nextDir)).To(Succeed())
 				p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+toVersion)
 				Expect(err).NotTo(HaveOccurred())
 				catalogServers = append(catalogServers, p)

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
-	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // scorecardNamespace is where scorecard runs its test pods.
@@ -31,8 +31,7 @@ const waitTime = 5 * time.Minute
 var _ = Describe("operator-sdk scorecard", Label(labelHost, labelScorecard), func() {
 	It("passes every test of the bundle's scorecard configuration on the real node", func(ctx SpecContext) {
 		harness.RequireTools("operator-sdk")
-		bundleDir := filepath.Join(repo.Root(), "bundle")
-		config := readConfig(filepath.Join(bundleDir, "tests", "scorecard", "config.yaml"))
+		config := readConfig(filepath.Join(manifest.BundleDir, "tests", "scorecard", "config.yaml"))
 		testImage := onlyImage(config)
 
 		start := time.Now()
@@ -49,7 +48,7 @@ var _ = Describe("operator-sdk scorecard", Label(labelHost, labelScorecard), fun
 
 		start = time.Now()
 		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, harness.Tool("operator-sdk"), "scorecard", bundleDir,
+		cmd := exec.CommandContext(ctx, harness.Tool("operator-sdk"), "scorecard", manifest.BundleDir,
 			"--kubeconfig", cluster.KubeconfigPath(),
 			"--namespace", scorecardNamespace,
 			"--pod-security", "restricted",

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // TestGeneratedRBAC holds every role the project ships (config/rbac, the
@@ -18,11 +20,11 @@ func TestGeneratedRBAC(t *testing.T) {
 		}
 		roles = append(roles, rs...)
 	}
-	csv, err := loadCSV()
+	b, err := manifest.Bundle()
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles = append(roles, csvRoles(csv)...)
+	roles = append(roles, csvRoles(b.CSV)...)
 
 	// The roles the operator runs with must be among those read, or a
 	// renamed file would make this test pass on nothing.

@@ -1,32 +1,26 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // Where the generated manifests are.
 var (
 	configRBACDir     = filepath.Join(repo.Root(), "config", "rbac")
 	configDefaultDir  = filepath.Join(repo.Root(), "config", "default")
-	bundleDir         = filepath.Join(repo.Root(), "bundle")
-	bundleManifestDir = filepath.Join(bundleDir, "manifests")
+	bundleManifestDir = filepath.Join(manifest.BundleDir, "manifests")
 )
 
 // Names config/default gives the operator's objects (config/manager and
@@ -34,7 +28,6 @@ var (
 // node_inclusteroperator_test.go.
 const (
 	operatorServiceAccount = "memcached-operator-controller-manager"
-	managerDeploymentName  = "memcached-operator-controller-manager"
 )
 
 // role is the rules of one Role, ClusterRole or CSV permission set, named
@@ -44,29 +37,10 @@ type role struct {
 	rules []rbacv1.PolicyRule
 }
 
-// readObjects decodes every document of a YAML stream; empty documents are
-// skipped.
-func readObjects(data []byte) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if len(u.Object) > 0 {
-			out = append(out, u)
-		}
-	}
-}
-
 // rolesIn returns the Roles and ClusterRoles of a YAML stream; source names
 // the stream in the roles' names.
 func rolesIn(source string, data []byte) ([]role, error) {
-	objs, err := readObjects(data)
+	objs, err := manifest.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
@@ -119,18 +93,6 @@ func rolesInDir(dir string) ([]role, error) {
 	return out, nil
 }
 
-// loadCSV reads bundle/ as OLM's tooling does.
-func loadCSV() (*v1alpha1.ClusterServiceVersion, error) {
-	b, err := manifests.GetBundleFromDir(bundleDir)
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", bundleDir, err)
-	}
-	if b.CSV == nil {
-		return nil, fmt.Errorf("%s holds no ClusterServiceVersion", bundleDir)
-	}
-	return b.CSV, nil
-}
-
 // csvRoles are the permission sets the CSV makes OLM grant: clusterPermissions
 // become ClusterRoles, permissions namespaced Roles.
 func csvRoles(csv *v1alpha1.ClusterServiceVersion) []role {
@@ -145,27 +107,13 @@ func csvRoles(csv *v1alpha1.ClusterServiceVersion) []role {
 	return out
 }
 
-// csvManagerDeployment is the manager Deployment of the CSV's install
-// strategy, as OLM would create it.
-func csvManagerDeployment(csv *v1alpha1.ClusterServiceVersion) (*appsv1.Deployment, error) {
-	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
-		if d.Name == managerDeploymentName {
-			return &appsv1.Deployment{
-				ObjectMeta: metav1.ObjectMeta{Name: d.Name, Labels: d.Label},
-				Spec:       *d.Spec.DeepCopy(),
-			}, nil
-		}
-	}
-	return nil, fmt.Errorf("the CSV installs no Deployment %q", managerDeploymentName)
-}
-
 // kustomizeBuild runs `kustomize build dir` and decodes the objects.
 func kustomizeBuild(dir string) ([]*unstructured.Unstructured, error) {
 	out, err := harness.KustomizeBuild(dir)
 	if err != nil {
 		return nil, err
 	}
-	return readObjects(out)
+	return manifest.Decode(out)
 }
 
 // deploymentIn returns the Deployment named name among objs.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // warningRecorder keeps the warnings the API server returns with a
@@ -149,14 +150,16 @@ func podSecurityRestrictedSpecs() {
 					Should(ContainElement(ContainSubstring("violates PodSecurity")))
 			},
 			Entry("of kustomize build config/default is admitted and runs", "restricted-config-default",
-				func() (*appsv1.Deployment, error) { return deploymentIn(configDefaultObjects, managerDeploymentName) }, true),
+				func() (*appsv1.Deployment, error) {
+					return deploymentIn(configDefaultObjects, manifest.ManagerDeployment)
+				}, true),
 			Entry("of the CSV's install strategy is admitted and runs", "restricted-csv",
 				func() (*appsv1.Deployment, error) {
-					csv, err := loadCSV()
+					b, err := manifest.Bundle()
 					if err != nil {
 						return nil, err
 					}
-					return csvManagerDeployment(csv)
+					return manifest.Deployment(b.CSV)
 				}, true),
 			// The control: the same checks see a refusal when there is one.
 			Entry("made privileged is warned about and its pods refused", "restricted-control",
