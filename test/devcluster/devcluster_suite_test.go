@@ -20,8 +20,6 @@ func TestDevCluster(t *testing.T) {
 // fails.
 var workDir string
 
-const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
-
 var _ = BeforeSuite(func() {
 	harness.RequireTools("kubectl", "kustomize")
 	workDir = harness.WorkDir("devcluster")

@@ -2,7 +2,6 @@ package devcluster
 
 import (
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -73,14 +72,6 @@ var _ = It("restarts a kept kwok cluster with the real node: the kwok node is go
 		Expect(kwok.Stop()).To(Succeed())
 
 		By("the same directory, kept, with the real node")
-		ipForward, err := os.ReadFile(ipForwardPath)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() {
-			left, err := localcluster.NodeLeftovers(dir)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(left).To(BeEmpty(), "what the stopped cluster left on the machine, the pod range's route included")
-			Expect(os.ReadFile(ipForwardPath)).To(Equal(ipForward), "net.ipv4.ip_forward restored")
-		})
 		memcached, err := images.Memcached(filepath.Join(workDir, "images", "memcached"), images.MemcachedTag)
 		Expect(err).NotTo(HaveOccurred())
 		withNode := harness.StartCluster(ctx, localcluster.Options{Dir: dir, RealNode: true, KeepState: true})

