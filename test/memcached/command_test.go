@@ -26,9 +26,7 @@ import (
 // settings back from memcached itself. For the specs admission refuses, it
 // shows that memcached refuses them too, or says why admission is stricter.
 func TestCommandAgainstMemcached(t *testing.T) {
-	for _, rel := range memcachedproc.Releases() {
-		t.Run(rel.Name, func(t *testing.T) { testCommandAgainst(t, rel) })
-	}
+	memcachedproc.ForEachRelease(t, testCommandAgainst)
 }
 
 func testCommandAgainst(t *testing.T, rel memcachedproc.Release) {

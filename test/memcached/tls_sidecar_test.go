@@ -95,9 +95,7 @@ func serialInLog(serial *big.Int) string { return "serial=" + serial.Text(16) }
 // and the oldest supported, serves the new one to new handshakes without
 // losing an item or a connection.
 func TestRunRefreshesMemcachedInPlace(t *testing.T) {
-	for _, rel := range memcachedproc.Releases() {
-		t.Run(rel.Name, func(t *testing.T) { testRefreshesInPlace(t, rel) })
-	}
+	memcachedproc.ForEachRelease(t, testRefreshesInPlace)
 }
 
 func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {

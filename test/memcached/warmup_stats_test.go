@@ -16,33 +16,31 @@ import (
 )
 
 func TestReadCountsOfRealMemcached(t *testing.T) {
-	for _, rel := range memcachedproc.Releases() {
-		t.Run(rel.Name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			srv := rel.Run(t, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)))
-			c, err := memcache.Dial(ctx, srv.Addr)
-			if err != nil {
+	memcachedproc.ForEachRelease(t, func(t *testing.T, rel memcachedproc.Release) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		srv := rel.Run(t, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)))
+		c, err := memcache.Dial(ctx, srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Close() }()
+		for _, k := range []string{"a", "b", "c"} {
+			if err := c.Set(k, []byte("v")); err != nil {
 				t.Fatal(err)
 			}
-			defer func() { _ = c.Close() }()
-			for _, k := range []string{"a", "b", "c"} {
-				if err := c.Set(k, []byte("v")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, k := range []string{"a", "b", "x"} {
-				_, _ = c.Get(k)
-			}
-			got, err := warmup.Read(ctx, srv.Addr, 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := (warmup.Stats{GetHits: 2, GetMisses: 1, Items: 3}); got != want {
-				t.Errorf("Read = %+v, want %+v", got, want)
-			}
-		})
-	}
+		}
+		for _, k := range []string{"a", "b", "x"} {
+			_, _ = c.Get(k)
+		}
+		got, err := warmup.Read(ctx, srv.Addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (warmup.Stats{GetHits: 2, GetMisses: 1, Items: 3}); got != want {
+			t.Errorf("Read = %+v, want %+v", got, want)
+		}
+	})
 }
 
 // A server that is not memcached, or one that never stops answering, costs

@@ -326,9 +326,7 @@ func TestMemcachedExporterImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Against each supported release of memcached.
-	for _, rel := range memcachedproc.Releases() {
-		t.Run(rel.Name, func(t *testing.T) { exporterServes(ctx, t, rel, bin, version) })
-	}
+	memcachedproc.ForEachRelease(t, func(t *testing.T, rel memcachedproc.Release) { exporterServes(ctx, t, rel, bin, version) })
 }
 
 // exporterServes runs the exporter binary bin against rel's memcached and
@@ -469,39 +467,37 @@ func TestDockerfileBuildsWithTheFIPSModule(t *testing.T) {
 // operator ships is the one of its default image.
 func TestMemcachedImageRunsItsRelease(t *testing.T) {
 	versions := map[string]string{}
-	for _, rel := range memcachedproc.Releases() {
-		t.Run(rel.Name, func(t *testing.T) {
-			img, err := MemcachedOf(rel, t.TempDir(), "localhost/memcached:"+rel.Name)
+	memcachedproc.ForEachRelease(t, func(t *testing.T, rel memcachedproc.Release) {
+		img, err := MemcachedOf(rel, t.TempDir(), "localhost/memcached:"+rel.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, headers, data := files(t, img)
+		root := t.TempDir()
+		for name, h := range headers {
+			dst := filepath.Join(root, name)
+			switch h.Typeflag {
+			case tar.TypeDir:
+				err = os.MkdirAll(dst, 0o755)
+			case tar.TypeSymlink:
+				err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.Symlink(h.Linkname, dst))
+			default:
+				err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.WriteFile(dst, data[name], os.FileMode(h.Mode)))
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, headers, data := files(t, img)
-			root := t.TempDir()
-			for name, h := range headers {
-				dst := filepath.Join(root, name)
-				switch h.Typeflag {
-				case tar.TypeDir:
-					err = os.MkdirAll(dst, 0o755)
-				case tar.TypeSymlink:
-					err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.Symlink(h.Linkname, dst))
-				default:
-					err = errors.Join(os.MkdirAll(filepath.Dir(dst), 0o755), os.WriteFile(dst, data[name], os.FileMode(h.Mode)))
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			cmd := exec.Command("/usr/local/bin/memcached", "--version")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Cloneflags: syscall.CLONE_NEWUSER,
-				UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-				GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("memcached --version in the image's files: %v\n%s", err, out)
-			}
-			versions[rel.Name] = strings.TrimPrefix(strings.TrimSpace(string(out)), "memcached ")
-		})
-	}
+		}
+		cmd := exec.Command("/usr/local/bin/memcached", "--version")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Cloneflags: syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("memcached --version in the image's files: %v\n%s", err, out)
+		}
+		versions[rel.Name] = strings.TrimPrefix(strings.TrimSpace(string(out)), "memcached ")
+	})
 	if tag := ggcrname.MustParseReference(controllers.DefaultMemcachedImage).Identifier(); versions["shipped"] != tag {
 		t.Errorf("the image built from the release shipped runs memcached %q; the default image %s is %q",
 			versions["shipped"], controllers.DefaultMemcachedImage, tag)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
 )
@@ -33,8 +34,14 @@ const OldestVersion = "1.6.18"
 // (make memcached installs it).
 func Oldest() Release { return Release{Name: "oldest", Root: "/"} }
 
-// Releases are both, for proofs that must hold on every supported release.
-func Releases() []Release { return []Release{Shipped(), Oldest()} }
+// ForEachRelease runs test as a subtest on each: the proofs that must hold
+// on every supported release.
+func ForEachRelease(t *testing.T, test func(*testing.T, Release)) {
+	t.Helper()
+	for _, rel := range []Release{Shipped(), Oldest()} {
+		t.Run(rel.Name, func(t *testing.T) { test(t, rel) })
+	}
+}
 
 // Binary is the memcached executable inside the root.
 func (r Release) Binary() string { return filepath.Join(r.Root, "usr", "bin", "memcached") }
