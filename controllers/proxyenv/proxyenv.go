@@ -93,15 +93,6 @@ func Redact(value string) string {
 	return u.String()
 }
 
-// Names returns the names of vars, for log lines that must not carry values.
-func Names(vars []corev1.EnvVar) []string {
-	names := make([]string, len(vars))
-	for i, v := range vars {
-		names[i] = v.Name
-	}
-	return names
-}
-
 // ClientProxy is the proxy of an API client (rest.Config.Proxy) as the
 // process environment names it now. client-go's default,
 // http.ProxyFromEnvironment, reads the environment at its first use and
