@@ -68,6 +68,14 @@ var _ = It("runs the end-to-end suite's install specs on a cluster started apart
 		Expect(out).To(ContainSubstring("left out: "+spec), "a host spec of the install label")
 	}
 	Expect(out).NotTo(ContainSubstring("left out: faults of the real node"), "a spec LABELS did not ask for")
+
+	By("make test-e2e E2E_CLUSTER=existing LABELS=node, whose every spec needs this host: a failed run of none")
+	none := exec.CommandContext(ctx, "make", "--no-print-directory", "test-e2e", "E2E_CLUSTER=existing", "LABELS=node")
+	none.Dir, none.Env = repo.Root(), env
+	noneOut, err := none.CombinedOutput()
+	Expect(err).To(HaveOccurred(), "a run of no spec passed:\n%s", noneOut)
+	Expect(string(noneOut)).To(ContainSubstring("Detected no specs ran"))
+	Expect(string(noneOut)).To(ContainSubstring("left out: memcached on the real node runs a Memcached of size 3"))
 	_, err = harness.Kubectl(ctx, filepath.Join(dir, "kubeconfig"), nil, "get", "crd", "certificates.cert-manager.io")
 	Expect(err).To(MatchError(ContainSubstring("NotFound")), "cert-manager's CRDs, which the suite installed, removed")
 }, SpecTimeout(15*time.Minute))

@@ -33,6 +33,9 @@ func TestE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	suiteConfig, reporterConfig := GinkgoConfiguration()
+	// A filter that selects nothing (a mistyped label, or only host specs
+	// on a cluster the suite did not start) is a failed run, not a pass.
+	suiteConfig.FailOnEmpty = true
 	labelFilter = suiteConfig.LabelFilter
 	if !clusterProvider.onHost() {
 		suiteConfig.LabelFilter = withoutHost(labelFilter)
