@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
 // fillOptions are the memory scenario's load on one memcached: fill it
@@ -71,79 +70,25 @@ type fillResult struct {
 	LargeSeconds     float64 `json:"largeSeconds"`
 }
 
-// fillConn is one connection to memcached, speaking its meta commands.
-type fillConn struct {
-	c net.Conn
-	r *bufio.Reader
-	w *bufio.Writer
-}
-
 // opTimeout bounds one exchange: a thousand connections sending a MiB each
 // at once on a loaded two-core machine take seconds, not a minute.
 const opTimeout = time.Minute
 
-func dialFill(ctx context.Context, o fillOptions) (*fillConn, error) {
-	d := &net.Dialer{Timeout: 30 * time.Second}
-	var c net.Conn
+func dialFill(ctx context.Context, o fillOptions) (*memcache.Client, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var c *memcache.Client
 	var err error
 	if o.tls != nil {
-		c, err = (&tls.Dialer{NetDialer: d, Config: o.tls}).DialContext(ctx, "tcp", o.addr)
+		c, err = memcache.DialTLS(ctx, o.addr, o.tls)
 	} else {
-		c, err = d.DialContext(ctx, "tcp", o.addr)
+		c, err = memcache.Dial(ctx, o.addr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &fillConn{c: c, r: bufio.NewReader(c), w: bufio.NewWriterSize(c, 64<<10)}, nil
-}
-
-func (f *fillConn) close() { _ = f.c.Close() }
-
-func (f *fillConn) line() (string, error) {
-	l, err := f.r.ReadString('\n')
-	return strings.TrimSuffix(l, "\r\n"), err
-}
-
-// noop sends mn and waits for its MN: memcached answers in order, so every
-// request sent before it has been answered.
-func (f *fillConn) noop() (string, error) {
-	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
-		return "", err
-	}
-	if _, err := f.w.WriteString("mn\r\n"); err != nil {
-		return "", err
-	}
-	if err := f.w.Flush(); err != nil {
-		return "", err
-	}
-	return f.line()
-}
-
-func (f *fillConn) stats() (map[string]string, error) {
-	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
-		return nil, err
-	}
-	if _, err := f.w.WriteString("stats\r\n"); err != nil {
-		return nil, err
-	}
-	if err := f.w.Flush(); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for {
-		l, err := f.line()
-		if err != nil {
-			return nil, err
-		}
-		if l == "END" {
-			return out, nil
-		}
-		parts := strings.SplitN(l, " ", 3)
-		if len(parts) != 3 || parts[0] != "STAT" {
-			return nil, fmt.Errorf("stats: %q", l)
-		}
-		out[parts[1]] = parts[2]
-	}
+	c.SetTimeout(opTimeout)
+	return c, nil
 }
 
 // outOfMemory reports whether l is memcached's answer to a set it has no
@@ -155,51 +100,23 @@ func outOfMemory(l string) bool {
 	return strings.HasPrefix(strings.ToLower(l), "server_error out of memory")
 }
 
-// setBatch sends n small sets in quiet mode (memcached answers only a
-// failure) and a no-op, and returns how many memcached refused for want of
-// memory.
-func (f *fillConn) setBatch(prefix string, first, n int, value []byte) (oom int64, err error) {
-	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
-		return 0, err
-	}
-	size := strconv.Itoa(len(value))
-	for i := first; i < first+n; i++ {
-		_, _ = f.w.WriteString("ms " + prefix + strconv.Itoa(i) + " " + size + " T0 q\r\n")
-		_, _ = f.w.Write(value)
-		_, _ = f.w.WriteString("\r\n")
-	}
-	_, _ = f.w.WriteString("mn\r\n")
-	if err := f.w.Flush(); err != nil {
-		return 0, err
-	}
-	for {
-		l, err := f.line()
-		switch {
-		case err != nil:
-			return oom, err
-		case l == "MN":
-			return oom, nil
-		case outOfMemory(l):
-			oom++
-		default:
+// setBatch sends n small sets in quiet mode and returns how many memcached
+// refused for want of memory.
+func setBatch(c *memcache.Client, prefix string, first, n int, value []byte) (oom int64, err error) {
+	failed, err := c.SetQuiet(n, func(i int) string { return prefix + strconv.Itoa(first+i) }, value)
+	for _, l := range failed {
+		if !outOfMemory(l) {
 			return oom, fmt.Errorf("a small set: %q", l)
 		}
+		oom++
 	}
+	return oom, err
 }
 
 // setLarge stores value under key and reports whether memcached stored it
 // (false: it had no memory to free for it).
-func (f *fillConn) setLarge(key string, value []byte) (bool, error) {
-	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
-		return false, err
-	}
-	_, _ = f.w.WriteString("ms " + key + " " + strconv.Itoa(len(value)) + " T0\r\n")
-	_, _ = f.w.Write(value)
-	_, _ = f.w.WriteString("\r\n")
-	if err := f.w.Flush(); err != nil {
-		return false, err
-	}
-	l, err := f.line()
+func setLarge(c *memcache.Client, key string, value []byte) (bool, error) {
+	l, err := c.MetaSet(key, value)
 	switch {
 	case err != nil:
 		return false, err
@@ -209,37 +126,6 @@ func (f *fillConn) setLarge(key string, value []byte) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("set %s: %q", key, l)
-}
-
-// get reads key's value, discarding it, and reports whether memcached had
-// it.
-func (f *fillConn) get(key string) (bool, error) {
-	if err := f.c.SetDeadline(time.Now().Add(opTimeout)); err != nil {
-		return false, err
-	}
-	_, _ = f.w.WriteString("mg " + key + " v\r\n")
-	if err := f.w.Flush(); err != nil {
-		return false, err
-	}
-	l, err := f.line()
-	if err != nil {
-		return false, err
-	}
-	if l == "EN" {
-		return false, nil
-	}
-	fields := strings.Fields(l)
-	if len(fields) < 2 || fields[0] != "VA" {
-		return false, fmt.Errorf("get %s: %q", key, l)
-	}
-	n, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return false, fmt.Errorf("get %s: %q", key, l)
-	}
-	if _, err := io.CopyN(io.Discard, f.r, int64(n)+2); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // statInt is a counter of memcached's stats.
@@ -252,8 +138,8 @@ func statInt(stats map[string]string, name string) int64 {
 // connections it holds open.
 type filler struct {
 	o     fillOptions
-	ctl   *fillConn
-	conns []*fillConn
+	ctl   *memcache.Client
+	conns []*memcache.Client
 	res   fillResult
 }
 
@@ -267,7 +153,7 @@ func (fl *filler) openConnections(ctx context.Context) error {
 		return err
 	}
 	fl.ctl = ctl
-	before, err := ctl.stats()
+	before, err := ctl.Stats()
 	if err != nil {
 		return err
 	}
@@ -275,11 +161,11 @@ func (fl *filler) openConnections(ctx context.Context) error {
 		c, err := dialFill(ctx, fl.o)
 		if err == nil {
 			var l string
-			if l, err = c.noop(); err == nil && l != "MN" {
+			if l, err = c.Noop(); err == nil && l != "MN" {
 				err = fmt.Errorf("answered %q to a no-op", l)
 			}
 			if err != nil {
-				c.close()
+				_ = c.Close()
 			}
 		}
 		if err != nil {
@@ -306,7 +192,7 @@ func (fl *filler) refused(ctx context.Context, before int64) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	err := poll(ctx, 50*time.Millisecond, func() (bool, error) {
-		stats, err := fl.ctl.stats()
+		stats, err := fl.ctl.Stats()
 		return err == nil && statInt(stats, "rejected_connections") > before, err
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -333,7 +219,7 @@ func (fl *filler) fillSmall(ctx context.Context, maxBytes int64) error {
 		wg.Go(func() {
 			prefix := "s" + strconv.Itoa(i) + ":"
 			for n := 0; int64(n) < limit && ctx.Err() == nil; n += fl.o.batch {
-				refused, err := c.setBatch(prefix, n, fl.o.batch, value)
+				refused, err := setBatch(c, prefix, n, fl.o.batch, value)
 				if err != nil {
 					errs[i] = err
 					cancel()
@@ -348,7 +234,7 @@ func (fl *filler) fillSmall(ctx context.Context, maxBytes int64) error {
 	go func() { wg.Wait(); close(done) }()
 	var evictions int64
 	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
-		stats, err := fl.ctl.stats()
+		stats, err := fl.ctl.Stats()
 		if err != nil {
 			return false, err
 		}
@@ -381,7 +267,7 @@ func (fl *filler) fillSmall(ctx context.Context, maxBytes int64) error {
 // written.
 func (fl *filler) fillLarge(ctx context.Context, maxBytes int64) error {
 	start := time.Now()
-	conns := append([]*fillConn{fl.ctl}, fl.conns...)
+	conns := append([]*memcache.Client{fl.ctl}, fl.conns...)
 	perRound := int64(fl.o.largeValue) * int64(len(conns))
 	fl.res.LargeRounds = max(1, int((fl.o.largeFill*float64(maxBytes)+float64(perRound)-1)/float64(perRound)))
 	value := []byte(strings.Repeat("L", fl.o.largeValue))
@@ -398,12 +284,12 @@ func (fl *filler) fillLarge(ctx context.Context, maxBytes int64) error {
 					return
 				}
 				key := "l" + strconv.Itoa(i) + ":" + strconv.Itoa(r)
-				ok, err := c.setLarge(key, value)
+				ok, err := setLarge(c, key, value)
 				sets.Add(1)
 				if err == nil {
 					if ok {
 						stored.Add(1)
-						ok, err = c.get(key)
+						ok, err = c.Has(key)
 						if ok {
 							hits.Add(1)
 						}
@@ -454,9 +340,9 @@ func firstErrors(errs []error) error {
 
 func (fl *filler) close() {
 	if fl.ctl != nil {
-		fl.ctl.close()
+		_ = fl.ctl.Close()
 	}
 	for _, c := range fl.conns {
-		c.close()
+		_ = c.Close()
 	}
 }

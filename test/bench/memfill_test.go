@@ -34,7 +34,7 @@ func TestFillEvictsOverEveryConnection(t *testing.T) {
 	if !fl.res.Refused || fl.res.Connections < maxConns/2 || fl.res.Connections >= maxConns {
 		t.Errorf("held %d connections (refused: %v), want memcached to refuse one short of %d", fl.res.Connections, fl.res.Refused, maxConns)
 	}
-	stats, err := fl.ctl.stats()
+	stats, err := fl.ctl.Stats()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestFillEvictsOverEveryConnection(t *testing.T) {
 	if err := fl.fillSmall(ctx, 8<<20); err != nil {
 		t.Fatal(err)
 	}
-	if stats, err = fl.ctl.stats(); err != nil {
+	if stats, err = fl.ctl.Stats(); err != nil {
 		t.Fatal(err)
 	}
 	if ev, items := statInt(stats, "evictions"), statInt(stats, "curr_items"); ev == 0 || float64(ev) < 0.1*float64(items) {
@@ -58,7 +58,7 @@ func TestFillEvictsOverEveryConnection(t *testing.T) {
 	if r.LargeSets != int64(r.LargeRounds*r.Connections) || r.LargeStored+r.LargeOutOfMemory != r.LargeSets {
 		t.Errorf("large items: %+v, want one set per connection and round, each stored or refused", r)
 	}
-	if stats, err = fl.ctl.stats(); err != nil {
+	if stats, err = fl.ctl.Stats(); err != nil {
 		t.Fatal(err)
 	}
 	if got := statInt(stats, "curr_connections"); got < int64(r.Connections) {

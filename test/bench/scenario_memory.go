@@ -254,7 +254,7 @@ func (b *bench) fillPod(ctx context.Context, node *realNode, mc *cachev1.Memcach
 	if fillErr == nil {
 		// Read while every connection is still open, as they were at the
 		// peak.
-		res.Stats, fillErr = fl.ctl.stats()
+		res.Stats, fillErr = fl.ctl.Stats()
 	}
 	last := sampled()
 	if cg.exists() {

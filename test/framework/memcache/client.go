@@ -22,16 +22,23 @@ var ErrNotFound = errors.New("memcache: not found")
 type Client struct {
 	conn net.Conn
 	r    *bufio.Reader
+	// w buffers the meta commands, which a fill pipelines.
+	w       *bufio.Writer
+	timeout time.Duration
+}
+
+func newClient(conn net.Conn) *Client {
+	return &Client{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriterSize(conn, 64<<10), timeout: 10 * time.Second}
 }
 
 // Dial connects to addr (host:port) and bounds every later request by 10
-// seconds.
+// seconds (SetTimeout).
 func Dial(ctx context.Context, addr string) (*Client, error) {
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{conn: conn, r: bufio.NewReader(conn)}, nil
+	return newClient(conn), nil
 }
 
 // DialTLS connects to addr over TLS with config, completing the handshake
@@ -42,7 +49,7 @@ func DialTLS(ctx context.Context, addr string, config *tls.Config) (*Client, err
 	if err != nil {
 		return nil, err
 	}
-	return &Client{conn: conn, r: bufio.NewReader(conn)}, nil
+	return newClient(conn), nil
 }
 
 // PeerCertificate is the certificate a TLS connection's server presented,
@@ -58,8 +65,15 @@ func (c *Client) PeerCertificate() *x509.Certificate {
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
 
+// SetTimeout bounds each later request by d: a fill of a thousand
+// connections at once on two cores takes longer than the default.
+func (c *Client) SetTimeout(d time.Duration) { c.timeout = d }
+
+// deadline bounds the request that starts now.
+func (c *Client) deadline() error { return c.conn.SetDeadline(time.Now().Add(c.timeout)) }
+
 func (c *Client) send(format string, args ...any) error {
-	if err := c.conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+	if err := c.deadline(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(c.conn, format, args...)
