@@ -238,7 +238,10 @@ type discovery struct {
 // watch gives load every new list until ctx ends, and closes first once
 // a list holds want addresses.
 func (d *discovery) watch(ctx context.Context, c client.Client, mc *cachev1.Memcached, want int, first chan<- struct{}, load *shardedLoad) {
+	// last is nil both before the first list and after an empty one (every
+	// pod unready at once), so whether first is closed is kept apart.
 	var last []string
+	started := false
 	_ = poll(ctx, discoveryInterval, func() (bool, error) {
 		var list discoveryv1.EndpointSliceList
 		if err := c.List(ctx, &list, client.InNamespace(mc.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: mc.Name}); err != nil {
@@ -246,10 +249,10 @@ func (d *discovery) watch(ctx context.Context, c client.Client, mc *cachev1.Memc
 			return false, nil
 		}
 		addresses := readyAddresses(list.Items)
-		if last != nil && slices.Equal(addresses, last) {
+		if started && slices.Equal(addresses, last) {
 			return false, nil
 		}
-		if last == nil && len(addresses) < want {
+		if !started && len(addresses) < want {
 			return false, nil
 		}
 		load.setServers(addresses)
@@ -259,8 +262,9 @@ func (d *discovery) watch(ctx context.Context, c client.Client, mc *cachev1.Memc
 			addresses []string
 		}{time.Now(), addresses})
 		d.mu.Unlock()
-		if last == nil {
+		if !started {
 			close(first)
+			started = true
 		}
 		last = addresses
 		return false, nil
