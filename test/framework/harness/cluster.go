@@ -56,19 +56,24 @@ func StartCluster(ctx context.Context, opts localcluster.Options) *localcluster.
 	if opts.BinDir == "" {
 		opts.BinDir = repo.ControlPlaneDir()
 	}
+	var cluster *localcluster.Cluster
 	if opts.RealNode {
 		ipForward, err := os.ReadFile(ipForwardPath)
 		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		// Registered before the cluster's Stop, so it runs after it.
 		ginkgo.DeferCleanup(func() {
-			left, err := localcluster.NodeLeftovers(opts.Dir)
+			if cluster == nil {
+				return // never made: nothing started
+			}
+			left, err := localcluster.NodeLeftovers(cluster.Dir())
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 			gomega.Expect(left).To(gomega.BeEmpty(), "what the stopped cluster left on the machine")
 			gomega.Expect(os.ReadFile(ipForwardPath)).To(gomega.Equal(ipForward), "net.ipv4.ip_forward restored")
 		})
 	}
 	start := time.Now()
-	cluster, err := localcluster.New(opts)
+	var err error
+	cluster, err = localcluster.New(opts)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(cluster.Start(ctx)).To(gomega.Succeed())
 	ginkgo.DeferCleanup(cluster.Stop)
