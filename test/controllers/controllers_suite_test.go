@@ -97,10 +97,14 @@ type operator struct {
 	stop  func()
 }
 
+// suiteProxy is the proxy the suite's operator was given, as OLM gives a
+// cluster's: its Deployments carry it, and a hand edit of it is undone.
+var suiteProxy = []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.internal.example:3128"}}
+
 // suiteOptions are the reconciler's options in the suite: the default size
-// policy, more than one worker, and one Metrics, as in production.
+// policy, more than one worker, one Metrics, as in production, and a proxy.
 func suiteOptions() controllers.Options {
-	return controllers.Options{DefaultSize: 3, MinSize: 1, MaxSize: 16, Workers: 4, Metrics: reconcilerMetrics}
+	return controllers.Options{DefaultSize: 3, MinSize: 1, MaxSize: 16, Workers: 4, Metrics: reconcilerMetrics, ProxyEnv: suiteProxy}
 }
 
 // startOperator runs the reconciler with opts, watching watchedNS, as

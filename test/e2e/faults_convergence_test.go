@@ -104,10 +104,7 @@ func (c *convergence) replicaSetsAndPods(deps map[string]metav1.Object) map[stri
 			continue
 		}
 		rsOwner[rs.UID] = d.GetName()
-		// A pod template edit leaves the old ReplicaSet at zero replicas.
-		if !c.set.templateChanges || ptr.Deref(rs.Spec.Replicas, 1) > 0 {
-			c.replicaSets[d.GetName()]++
-		}
+		c.replicaSets[d.GetName()]++
 	}
 	ready := map[string][]string{}
 	for _, p := range c.pods.Items {
@@ -132,7 +129,7 @@ func (c *convergence) memcached(mc *cachev1.Memcached, deps map[string]metav1.Ob
 		return
 	}
 	if n := c.replicaSets[mc.Name]; n != 1 {
-		c.report("Deployment %s has %d ReplicaSets (scaled to zero ones counted: %t), want 1", mc.Name, n, !c.set.templateChanges)
+		c.report("Deployment %s has %d ReplicaSets, want 1", mc.Name, n)
 	}
 	if d, ok := deps[mc.Name].(*appsv1.Deployment); ok && (ptr.Deref(d.Spec.Replicas, -1) != size || d.Status.ReadyReplicas != size) {
 		c.report("Deployment %s: replicas %v, ready %d, want %d", mc.Name, d.Spec.Replicas, d.Status.ReadyReplicas, size)

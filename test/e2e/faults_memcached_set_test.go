@@ -26,9 +26,6 @@ type memcachedSet struct {
 	ns    string
 	names []string
 	sizes map[string]int32
-	// templateChanges allows the ReplicaSets that pod template edits leave
-	// behind, scaled to zero; without it each Deployment has exactly one.
-	templateChanges bool
 }
 
 // newMemcachedSet creates the namespace for n Memcached objects of sizes 1,

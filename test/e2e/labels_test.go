@@ -17,9 +17,9 @@ const (
 	// labelDNS: the cluster's DNS as a Memcached's clients meet it.
 	labelDNS = "dns"
 	// labelFaults: what breaks around the operator and memcached: the
-	// operator killed, failed over, its webhooks down or sent garbage, its
-	// objects edited; the node's containerd and kubelet stopped and killed
-	// under load, and a drain; the API server and etcd restarted.
+	// operator killed, failed over, its webhooks down or sent garbage; the
+	// node's containerd and kubelet stopped and killed under load, and a
+	// drain; the API server and etcd restarted.
 	labelFaults = "faults"
 	// labelDisruptive: specs that stop a part of the cluster every spec
 	// shares (the API server, etcd, containerd, the kubelet). They are
