@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -17,19 +18,19 @@ import (
 
 // Under OLM, a Subscription's spec.config.env (RELATED_IMAGE_MEMCACHED, the
 // size policy's MEMCACHED_*_SIZE, a proxy) is how a cluster admin configures
-// the operator. OLM does not write it into the operator's Deployment when it
-// creates or upgrades it: it looks for the Subscription whose
-// status.installedCSV names the Deployment's CSV, and that status names the
-// CSV only once the CSV has succeeded, which needs the Deployment's pod to be
-// ready. So every install and upgrade first runs a pod without the
-// configuration, then rolls the Deployment again with it
-// (operator-lifecycle-manager #2100). That first pod serves admission as soon
-// as it is ready, and leads once the old pod is gone: left alone it would
-// apply the default size policy, and roll every memcached Deployment to the
-// CSV's image and back, emptying every cache twice. So the manager reads the
-// Subscription at start and sets in its process what OLM's second rollout
-// will set, before the options read the environment. Variables that come
-// from a Secret or a ConfigMap cannot be read this way; the log names them.
+// the operator. OLM writes it into the Deployment of the CSV that the
+// Subscription's status.installedCSV names, and the catalog operator names a
+// new CSV there only after the olm operator has begun installing it. So an
+// install or upgrade may first run a pod without the configuration, then
+// roll the Deployment again with it (operator-lifecycle-manager #2100); and
+// once an upgrade's CSV is named, OLM rolls the old CSV's Deployment once
+// more, without it. Such a pod serves admission as soon as it is ready, and
+// leads once the old pod is gone: left alone it would apply the default size
+// policy, and roll every memcached Deployment to the CSV's image and back,
+// emptying every cache twice. So the manager reads the Subscription at start
+// and sets in its process what OLM's second rollout will set, before the
+// options read the environment. Variables that come from a Secret or a
+// ConfigMap cannot be read this way; the log names them.
 
 // adoptSubscriptionConfig sets in this process the environment OLM gives
 // the operator's pods only in its second rollout.
@@ -112,10 +113,24 @@ func applySubscriptionEnv(ctx context.Context, reader client.Reader, namespace, 
 }
 
 // subscriptionFor is the Subscription that installs csv: the one whose
-// status names it as being installed or as installed.
+// status names it as being installed or as installed, or else the one that
+// installs another version of csv's package. OLM moves both names to the
+// next CSV as soon as that CSV exists, and then rolls csv's Deployment
+// again without config.env: a pod that pod starts is still the
+// Subscription's. CSV names are <package>.v<version>, as operator-sdk
+// writes them.
 func subscriptionFor(subs []operatorsv1alpha1.Subscription, csv string) *operatorsv1alpha1.Subscription {
 	for i := range subs {
 		if s := subs[i].Status; s.CurrentCSV == csv || s.InstalledCSV == csv {
+			return &subs[i]
+		}
+	}
+	pkg, _, ok := strings.Cut(csv, ".v")
+	if !ok {
+		return nil
+	}
+	for i := range subs {
+		if s := subs[i].Status; strings.HasPrefix(s.CurrentCSV, pkg+".v") || strings.HasPrefix(s.InstalledCSV, pkg+".v") {
 			return &subs[i]
 		}
 	}

@@ -162,9 +162,11 @@ func TestApplySubscriptionEnv(t *testing.T) {
 		s.Status = status
 		g.Expect(c.Status().Update(ctx, s)).To(Succeed())
 	}
-	// Mid-upgrade: v0.1.1 is being installed, v0.1.0 still is installed.
+	// Mid-upgrade: v0.1.1 is being installed. OLM names it as installed as
+	// soon as its CSV exists, while v0.1.0's pods still run and OLM rolls
+	// v0.1.0's Deployment once more, without config.env.
 	subscribe("memcached-operator", operatorsv1alpha1.SubscriptionStatus{
-		CurrentCSV: "memcached-operator.v0.1.1", InstalledCSV: "memcached-operator.v0.1.0",
+		CurrentCSV: "memcached-operator.v0.1.1", InstalledCSV: "memcached-operator.v0.1.1",
 	}, &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
 		{Name: "RELATED_IMAGE_MEMCACHED", Value: subImage}, {Name: "HTTP_PROXY", ValueFrom: fromSecret},
 	}})
