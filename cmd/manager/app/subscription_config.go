@@ -116,7 +116,7 @@ func applySubscriptionEnv(ctx context.Context, reader client.Reader, namespace, 
 // status names it as being installed or as installed, or else the one that
 // installs another version of csv's package. OLM moves both names to the
 // next CSV as soon as that CSV exists, and then rolls csv's Deployment
-// again without config.env: a pod that pod starts is still the
+// again without config.env: the pod that rollout starts is still the
 // Subscription's. CSV names are <package>.v<version>, as operator-sdk
 // writes them.
 func subscriptionFor(subs []operatorsv1alpha1.Subscription, csv string) *operatorsv1alpha1.Subscription {
