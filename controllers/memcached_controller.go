@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
@@ -215,26 +214,6 @@ func (r *MemcachedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	// Returning the write error requeues with backoff.
 	return ctrl.Result{}, writeErr
-}
-
-// writeStatus replaces mc's status with st.
-func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memcached, st cachev1.MemcachedStatus) error {
-	// The lock makes a patch computed from a stale cached object fail instead
-	// of leaving fields that only the server has changed.
-	patch := client.MergeFromWithOptions(mc.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	mc.Status = st
-	err := r.client.Status().Patch(ctx, mc, patch)
-	if apierrors.IsConflict(err) {
-		// A newer Memcached is on its way to the cache; its update event
-		// reconciles again.
-		log.FromContext(ctx).V(1).Info("status write raced a newer object; waiting for it")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("writing status: %w", err)
-	}
-	r.echoes.wrote(mc)
-	return nil
 }
 
 // reconcileObjects applies the Deployment, Service and PDB where they differ

@@ -564,6 +564,8 @@ var _ = Describe("Memcached reconciler", func() {
 			"PATCH poddisruptionbudgets": 1,
 			"PATCH memcacheds/status":    1,
 		}), "server-side apply of the three objects and one status write")
+		Expect(paced.requests.MetadataOnlyWrites()).To(Equal(map[string]int{"PATCH memcacheds/status": 1}),
+			"the status write's answer read as metadata only: the reconciler keeps only its resourceVersion")
 	})
 
 	It("holds a rollout's progress back for ten seconds by default", func() {

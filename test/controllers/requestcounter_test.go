@@ -13,17 +13,19 @@ import (
 // requestCounter counts the requests a client makes to the API server by
 // "VERB resource[/subresource]" (e.g. "PATCH memcacheds/status"), so that
 // specs can assert how many writes the reconciler costs the control plane,
-// and by "VERB path", so that they can assert it of one object.
+// and by "VERB path", so that they can assert it of one object. Requests
+// that ask for the answer as metadata only are also counted apart.
 type requestCounter struct {
-	mu     sync.Mutex
-	counts map[string]int
-	paths  map[string]int
+	mu           sync.Mutex
+	counts       map[string]int
+	paths        map[string]int
+	metadataOnly map[string]int
 }
 
 // countRequests makes every client built from cfg count its requests in
 // the returned counter.
 func countRequests(cfg *rest.Config) (*rest.Config, *requestCounter) {
-	c := &requestCounter{counts: map[string]int{}, paths: map[string]int{}}
+	c := &requestCounter{counts: map[string]int{}, paths: map[string]int{}, metadataOnly: map[string]int{}}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return countingRoundTripper{next: rt, counter: c}
 	})
@@ -33,8 +35,18 @@ func countRequests(cfg *rest.Config) (*rest.Config, *requestCounter) {
 // Writes returns the counts of requests that change state: POST, PUT, PATCH
 // and DELETE.
 func (c *requestCounter) Writes() map[string]int {
+	return c.writesIn(c.counts)
+}
+
+// MetadataOnlyWrites returns the counts of writes whose answer was asked
+// for as metadata only (PartialObjectMetadata).
+func (c *requestCounter) MetadataOnlyWrites() map[string]int {
+	return c.writesIn(c.metadataOnly)
+}
+
+func (c *requestCounter) writesIn(m map[string]int) map[string]int {
 	c.mu.Lock()
-	counts := maps.Clone(c.counts)
+	counts := maps.Clone(m)
 	c.mu.Unlock()
 	out := map[string]int{}
 	for k, n := range counts {
@@ -86,6 +98,9 @@ func (rt countingRoundTripper) RoundTrip(req *http.Request) (*http.Response, err
 	rt.counter.mu.Lock()
 	rt.counter.counts[key]++
 	rt.counter.paths[req.Method+" "+req.URL.Path]++
+	if strings.Contains(req.Header.Get("Accept"), "as=PartialObjectMetadata") {
+		rt.counter.metadataOnly[key]++
+	}
 	rt.counter.mu.Unlock()
 	return rt.next.RoundTrip(req)
 }
