@@ -147,6 +147,23 @@ func TestWaitFor(t *testing.T) {
 	}
 }
 
+// TestGetAsksForNoCompression: a server that compresses spends CPU on it,
+// and the server is often the operator a benchmark measures.
+func TestGetAsksForNoCompression(t *testing.T) {
+	var encoding []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encoding = r.Header.Values("Accept-Encoding")
+		_, _ = w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	if body, err := Get(context.Background(), srv.URL); err != nil || body != "ok" {
+		t.Fatalf("Get = %q, %v", body, err)
+	}
+	if len(encoding) != 0 {
+		t.Errorf("Get sent Accept-Encoding %q, want none", encoding)
+	}
+}
+
 func TestReadUsageOfThisProcess(t *testing.T) {
 	// Burn a little CPU so utime is measurable at 10 ms resolution.
 	deadline := time.Now().Add(50 * time.Millisecond)
