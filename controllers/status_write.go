@@ -40,9 +40,7 @@ func (r *MemcachedReconciler) writeStatus(ctx context.Context, mc *cachev1.Memca
 	if err != nil {
 		return fmt.Errorf("writing status: %w", err)
 	}
-	mc.Status = st
-	mc.ResourceVersion = written.ResourceVersion
-	r.echoes.wrote(mc)
+	r.echoes.wrote(written)
 	return nil
 }
 
