@@ -259,8 +259,9 @@ verify: manifests generate ## Fail, changing nothing committed, when generated f
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary as the Dockerfile does: static, -trimpath, with the Go Cryptographic Module GOFIPS140.
-	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -o bin/manager .
+build: manifests generate fmt vet ## Build the manager and the TLS sidecar (bin/manager, bin/tls-reloader) as the Dockerfile does: static, -trimpath, with the Go Cryptographic Module GOFIPS140.
+	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -ldflags "-s -w" -o bin/manager .
+	CGO_ENABLED=0 GOFIPS140="$(GOFIPS140)" go build -trimpath -ldflags "-s -w" -o bin/tls-reloader ./cmd/tls-reloader
 
 .PHONY: run
 run: run-refuse-if-running manifests generate fmt vet kustomize $(if $(KUBECONFIG)$(wildcard $(HOME)/.kube/config),,local-cluster-tools) ## Run the operator from your host, on a local cluster when none is configured (its pods on the real node as root on Linux, else kwok's; LOCAL_CLUSTER_NODE=real or kwok chooses).
