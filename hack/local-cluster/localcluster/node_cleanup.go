@@ -35,18 +35,24 @@ func removeLeftovers(l layout, kubeProxy string) error {
 
 // Leftovers lists what the cluster in dir left running on the machine:
 // processes started for it (their command lines name dir) or running in a
-// real node's pod cgroups, and mounts under dir. It is empty after a clean
-// Stop; tests assert that.
+// real node's pod cgroups, unless the node lock names another cluster's
+// node, and mounts under dir. It is empty after a clean Stop; tests assert
+// that.
 func Leftovers(dir string) ([]string, error) {
 	procs, err := hostProcesses()
 	if err != nil {
 		return nil, err
 	}
+	lock, err := os.ReadFile(nodeLockPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	pods := podsMayBeOf(lock, dir)
 	var left []string
 	for pid, args := range procs {
 		cgroup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 		if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, dir+"/") }) ||
-			strings.Contains(string(cgroup), "/kubepods") {
+			pods && strings.Contains(string(cgroup), "/kubepods") {
 			left = append(left, fmt.Sprintf("process %d: %s", pid, strings.Join(args, " ")))
 		}
 	}
@@ -58,6 +64,16 @@ func Leftovers(dir string) ([]string, error) {
 		left = append(left, "mount "+m)
 	}
 	return left, nil
+}
+
+// podsMayBeOf says whether the machine's pod cgroups may hold pods of the
+// cluster in dir, given the node lock's content: the /kubepods cgroups are
+// the real node's, one per machine, and while the lock names another
+// cluster's node (running, or left by a launcher that died), the pods in
+// them are that cluster's.
+func podsMayBeOf(lock []byte, dir string) bool {
+	owner := lockedDir(lock)
+	return owner == "" || filepath.Clean(owner) == filepath.Clean(dir)
 }
 
 // NodeLeftovers is Leftovers plus what only a real node puts on the
