@@ -83,44 +83,26 @@ func (b *bench) resize(ctx context.Context) error {
 	return nil
 }
 
-// storm sends one request per object of the set, as fast as the bench's
-// client allows, and measures until every object converged to size and the
-// operator is idle again. operation is the requests' admission operation.
+// storm sends one request per object of the set and measures until every
+// object converged to size and the operator is idle again. operation is
+// the requests' admission operation.
 func (b *bench) storm(ctx context.Context, size int32, operation string, request func(context.Context, string) error) (*convergeResult, error) {
 	n := b.o.n
 	m0, err := b.op.metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	api0, err := b.e.apiServerSnapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reconciles0 := m0.Sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName})
+	reconciles0 := reconciles(m0)
 	u0, err := b.op.Usage()
 	if err != nil {
 		return nil, err
 	}
-	if err := b.track.begin(ctx, size, n); err != nil {
-		return nil, err
-	}
-
-	t0 := time.Now()
-	issued, err := sendAll(ctx, n, request)
+	w, err := b.wave(ctx, b.e, b.track, size, request, func(requestSeconds float64) {
+		progress("sent %d requests in %.1fs; waiting for size %d everywhere", n, requestSeconds, size)
+	})
 	if err != nil {
 		return nil, err
 	}
-	requestSeconds := time.Since(t0).Seconds()
-	progress("sent %d requests in %.1fs; waiting for size %d everywhere", n, requestSeconds, size)
-	if err := b.track.wait(ctx, b.o.waitTimeout); err != nil {
-		return nil, err
-	}
-	api1, err := b.e.apiServerSnapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	times := b.track.times()
-	last := slices.MaxFunc(slices.Collect(maps.Values(times)), time.Time.Compare)
 	settled, err := b.op.settle(ctx, int(reconciles0)+n, b.o.waitTimeout)
 	if err != nil {
 		return nil, err
@@ -134,41 +116,90 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := b.e.requests(ctx, t0, settled)
+	reqs, err := b.e.requests(ctx, w.t0, settled)
 	if err != nil {
 		return nil, err
 	}
 	writes := reqs.writes()
-	admission, _ := admissionLatencies(api0.metrics, api1.metrics, operation)
+	admission, _ := admissionLatencies(w.api0.metrics, w.api1.metrics, operation)
 	if len(admission) == 0 {
 		return nil, fmt.Errorf("kube-apiserver recorded no webhook call of %s during the storm", operation)
 	}
 	podCreates := map[string]string{"verb": "POST", "resource": "pods"}
-	pods := latencyOf("POST pods", "", histogramDelta(api0.metrics.histogram(apiServerRequestHistogram, podCreates),
-		api1.metrics.histogram(apiServerRequestHistogram, podCreates)))
+	pods := latencyOf("POST pods", "", histogramDelta(w.api0.metrics.histogram(apiServerRequestHistogram, podCreates),
+		w.api1.metrics.histogram(apiServerRequestHistogram, podCreates)))
 	return &convergeResult{
 		Objects:                      n,
 		ToSize:                       size,
-		RequestSeconds:               requestSeconds,
-		ConvergeSeconds:              last.Sub(t0).Seconds(),
-		SettledSeconds:               settled.Sub(t0).Seconds(),
-		PerObject:                    sampleQuantiles(latencies(issued, times)),
+		RequestSeconds:               w.requestSeconds,
+		ConvergeSeconds:              w.convergeSeconds(),
+		SettledSeconds:               settled.Sub(w.t0).Seconds(),
+		PerObject:                    w.perObject(),
 		OperatorCPUSeconds:           u1.CPUSeconds - u0.CPUSeconds,
 		OperatorRSSBytes:             u1.RSSBytes,
 		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
 		OperatorFileRSSBytes:         u1.FileRSSBytes,
-		Reconciles:                   m1.Sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName}) - reconciles0,
-		APIServerCPUSeconds:          api1.usage.CPUSeconds - api0.usage.CPUSeconds,
+		Reconciles:                   reconciles(m1) - reconciles0,
+		APIServerCPUSeconds:          w.apiServerCPU(),
 		Admission:                    admission,
 		PodCreates:                   &pods,
 		Requests:                     reqs,
 		Writes:                       writes,
 		WritesPerObject:              float64(writes.total()) / float64(n),
 		WritesPerObjectWithoutEvents: float64(reqs.writes("events").total()) / float64(n),
-		ConvergedAt:                  curve(t0, times),
-		ClientRequestsByMethod: subtract(m1.clientRequestsByMethod(),
-			m0.clientRequestsByMethod()),
+		ConvergedAt:                  curve(w.t0, w.times),
+		ClientRequestsByMethod:       subtract(m1.clientRequestsByMethod(), m0.clientRequestsByMethod()),
 	}, nil
+}
+
+// waveResult is a wave of requests: when it started, how long sending
+// took, when each request went and each object converged, and
+// kube-apiserver before and after.
+type waveResult struct {
+	t0             time.Time
+	requestSeconds float64
+	issued, times  map[string]time.Time
+	api0, api1     apiServerSnapshot
+}
+
+// wave sends one request per object of the set, as fast as the bench's
+// client allows, tells sent how long that took, and waits until track saw
+// every object converge to size: the floor's applies and the operator's
+// storms alike.
+func (b *bench) wave(ctx context.Context, e *env, track *tracker, size int32, request func(context.Context, string) error, sent func(requestSeconds float64)) (*waveResult, error) {
+	if err := track.begin(ctx, size, b.o.n); err != nil {
+		return nil, err
+	}
+	w := &waveResult{}
+	var err error
+	if w.api0, err = e.apiServerSnapshot(ctx); err != nil {
+		return nil, err
+	}
+	w.t0 = time.Now()
+	if w.issued, err = sendAll(ctx, b.o.n, request); err != nil {
+		return nil, err
+	}
+	w.requestSeconds = time.Since(w.t0).Seconds()
+	sent(w.requestSeconds)
+	if err := track.wait(ctx, b.o.waitTimeout); err != nil {
+		return nil, err
+	}
+	if w.api1, err = e.apiServerSnapshot(ctx); err != nil {
+		return nil, err
+	}
+	w.times = track.times()
+	return w, nil
+}
+
+// convergeSeconds is from the first request to the last object converged.
+func (w *waveResult) convergeSeconds() float64 {
+	return slices.MaxFunc(slices.Collect(maps.Values(w.times)), time.Time.Compare).Sub(w.t0).Seconds()
+}
+
+func (w *waveResult) perObject() quantiles { return sampleQuantiles(latencies(w.issued, w.times)) }
+
+func (w *waveResult) apiServerCPU() float64 {
+	return w.api1.usage.CPUSeconds - w.api0.usage.CPUSeconds
 }
 
 // sendAll calls request for every object of the set with requestWorkers in

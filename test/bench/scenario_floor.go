@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,15 +46,7 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 	if err := built(); err != nil {
 		return err
 	}
-	if err := track.begin(ctx, b.o.size, b.o.n); err != nil {
-		return err
-	}
-	api0, err := e.apiServerSnapshot(ctx)
-	if err != nil {
-		return err
-	}
-	t0 := time.Now()
-	issued, err := sendAll(ctx, b.o.n, func(ctx context.Context, name string) error {
+	w, err := b.wave(ctx, e, track, b.o.size, func(ctx context.Context, name string) error {
 		for _, u := range objects[name] {
 			// The operator's own kind of request: a forced apply.
 			err := e.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
@@ -67,30 +56,21 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 			}
 		}
 		return nil
+	}, func(requestSeconds float64) {
+		progress("floor: applied the objects of %d Memcached in %.1fs; waiting for every Deployment", b.o.n, requestSeconds)
 	})
 	if err != nil {
 		return err
 	}
-	requestSeconds := time.Since(t0).Seconds()
-	progress("floor: applied the objects of %d Memcached in %.1fs; waiting for every Deployment", b.o.n, requestSeconds)
-	if err := track.wait(ctx, b.o.waitTimeout); err != nil {
-		return err
-	}
-	api1, err := e.apiServerSnapshot(ctx)
-	if err != nil {
-		return err
-	}
-	times := track.times()
-	last := slices.MaxFunc(slices.Collect(maps.Values(times)), time.Time.Compare)
 	r := &floorResult{
 		Objects:             b.o.n,
 		ObjectsPerMemcached: len(objects[setName(0)]),
 		Size:                b.o.size,
-		RequestSeconds:      requestSeconds,
-		ConvergeSeconds:     last.Sub(t0).Seconds(),
-		PerObject:           sampleQuantiles(latencies(issued, times)),
-		APIServerCPUSeconds: api1.usage.CPUSeconds - api0.usage.CPUSeconds,
-		ConvergedAt:         curve(t0, times),
+		RequestSeconds:      w.requestSeconds,
+		ConvergeSeconds:     w.convergeSeconds(),
+		PerObject:           w.perObject(),
+		APIServerCPUSeconds: w.apiServerCPU(),
+		ConvergedAt:         curve(w.t0, w.times),
 	}
 	b.res.Scenarios.Floor = r
 	b.table.row(scenarioFloor, r.Objects, r.ConvergeSeconds, 0, 0, 0,
