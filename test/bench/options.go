@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,52 +38,25 @@ func allScenarios() []string {
 	return []string{scenarioMemcached, scenarioMemory, scenarioRollout, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
-// options are the bench's flags, defaulted and validated in one place.
+// options are the bench's flags, defaulted and validated in one place; the
+// flags' usage says what each is.
 type options struct {
-	// n is the number of Memcached objects of the converge, idle, resize
-	// and rss scenarios.
-	n int
-	// size is the spec.size they are created with; resizeTo the size the
-	// resize storm sets.
-	size, resizeTo int32
-	// unrelatedPods is the number of pods, not the operator's, that the rss
-	// scenario adds to the cluster.
-	unrelatedPods int
-	// idle is the length of the idle-writes window.
-	idle time.Duration
-	// rssWindow is how long the rss scenario samples the settled
-	// operator's resident memory.
-	rssWindow time.Duration
-	// rssRepeats is how many fresh starts each rss measurement takes the
-	// median of.
-	rssRepeats int
-	// webhookRate and webhookDuration set the fixed create rate of the
-	// webhook scenario.
-	webhookRate     int
-	webhookDuration time.Duration
-	// waitTimeout bounds every wait for the cluster to converge.
-	waitTimeout time.Duration
-	// memcachedPhase is how long each memcached takes the load per round,
-	// memcachedRounds how many rounds, memcachedConnections the load's
-	// connections.
+	n                    int
+	size, resizeTo       int32
+	unrelatedPods        int
+	idle                 time.Duration
+	rssWindow            time.Duration
+	rssRepeats           int
+	webhookRate          int
+	webhookDuration      time.Duration
+	waitTimeout          time.Duration
 	memcachedPhase       time.Duration
 	memcachedRounds      int
 	memcachedConnections int
-	// memorySizes are the spec.memory of the Memcached the memory scenario
-	// fills, memoryTLSConnections the maxConnections of those it fills at
-	// the first size serving TLS;
-	// memoryTurnover is the share of its items a memcached must have
-	// evicted before the small items stop, memoryLargeFill how much the
-	// large items write, in multiples of spec.memory.
 	memorySizes          []string
 	memoryTLSConnections []int32
 	memoryTurnover       float64
 	memoryLargeFill      float64
-	// rolloutKeys, rolloutZipfS and rolloutRate are the rollout scenario's
-	// load: its key space, the keys' Zipf exponent and the gets per
-	// second; rolloutSteady and rolloutTail how long it runs before the
-	// change and after the rollout; rolloutWarmupTimeout is
-	// spec.rollout.warmupTimeout (0: the default).
 	rolloutKeys          int
 	rolloutZipfS         float64
 	rolloutRate          int
@@ -93,43 +67,33 @@ type options struct {
 	scenarios []string
 	smoke     bool
 
-	out, plot string
-	// memcachedOut, memoryOut and rolloutOut are the real node's
-	// scenarios' results files; rolloutPlot the rollout's plot.
+	out, plot                                        string
 	memcachedOut, memoryOut, rolloutOut, rolloutPlot string
-	// doc is the document whose generated section the results rewrite;
-	// render does only that, from the results file out, and runs nothing.
-	doc     string
-	render  bool
-	binDir  string
-	workDir string
-	keep    bool
-	// operatorArgs are added to the operator's command line, after the
-	// bench's own flags (so they win).
+	doc                                              string
+	render                                           bool
+	binDir                                           string
+	workDir                                          string
+	keep                                             bool
+	// operatorArgs come after the bench's own flags, so that they win.
 	operatorArgs []string
 }
 
 // smokeDefaults are what -smoke changes, unless a flag sets them: a run
 // that exercises every scenario, small, for CI.
-func smokeDefaults() map[string]string {
-	return map[string]string{
-		"n":                "20",
-		"idle":             "20s",
-		"pods":             "200",
-		"rss-window":       "3s",
-		"rss-repeats":      "1",
-		"webhook-duration": "5s",
-		"wait-timeout":     "5m",
-		"memcached-phase":  "2s",
-		"memcached-rounds": "1",
-		"memory-sizes":     "64Mi",
-		"memory-tls-conns": "",
-		"memory-turnover":  "0.01",
-		"rollout-keys":     "2000",
-		"rollout-steady":   "3s",
-		"rollout-tail":     "3s",
-		"rollout-timeout":  "20s",
+var smokeDefaults = [][2]string{
+	{"n", "20"}, {"idle", "20s"}, {"pods", "200"}, {"rss-window", "3s"}, {"rss-repeats", "1"}, {"webhook-duration", "5s"},
+	{"wait-timeout", "5m"}, {"memcached-phase", "2s"}, {"memcached-rounds", "1"}, {"memory-sizes", "64Mi"},
+	{"memory-tls-conns", ""}, {"memory-turnover", "0.01"}, {"rollout-keys", "2000"}, {"rollout-steady", "3s"},
+	{"rollout-tail", "3s"}, {"rollout-timeout", "20s"},
+}
+
+// smokeUsage is smokeDefaults as flags.
+func smokeUsage() string {
+	var flags []string
+	for _, d := range smokeDefaults {
+		flags = append(flags, "-"+d[0]+" "+cmp.Or(d[1], "''"))
 	}
+	return strings.Join(flags, " ")
 }
 
 func parseOptions(args []string) (options, error) {
@@ -165,8 +129,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.rolloutTail, "rollout-tail", 20*time.Second, "how long the rollout scenario's load runs after the rollout")
 	fs.DurationVar(&o.rolloutWarmupTimeout, "rollout-timeout", 0, "spec.rollout.warmupTimeout of the rollout scenario's Memcached (0: the API's default)")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
-	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: -n 20 -idle 20s -pods 200 -rss-window 3s -rss-repeats 1 -webhook-duration 5s -wait-timeout 5m "+
-		"-memcached-phase 2s -memcached-rounds 1 -memory-sizes 64Mi -memory-tls-conns '' -memory-turnover 0.01 -rollout-keys 2000 -rollout-steady 3s -rollout-tail 3s -rollout-timeout 20s unless set, "+
+	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: "+smokeUsage()+" unless set, "+
 		"results and plots in the work directory unless -out/-plot/-memcached-out/-memory-out/-rollout-out/-rollout-plot are set; "+
 		"fails only if a scenario cannot complete or a counted target is missed")
 	fs.StringVar(&o.out, "out", "", "results file (default docs/bench/results.json; with -smoke, in the work directory)")
@@ -190,9 +153,9 @@ func parseOptions(args []string) (options, error) {
 	if o.smoke {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name, value := range smokeDefaults() {
-			if !set[name] {
-				if err := fs.Set(name, value); err != nil {
+		for _, d := range smokeDefaults {
+			if !set[d[0]] {
+				if err := fs.Set(d[0], d[1]); err != nil {
 					return o, err
 				}
 			}
