@@ -155,13 +155,16 @@ func printTargets(w io.Writer, targets []target) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "\nTARGET\tWANT\tMEASURED\tMET")
 	for _, t := range targets {
-		met := "no"
-		if t.Met {
-			met = "yes"
-		}
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Value, met)
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Target, t.Value, t.verdict())
 	}
 	_ = tw.Flush()
+}
+
+func (t target) verdict() string {
+	if t.Met {
+		return "yes"
+	}
+	return "no"
 }
 
 // missedCounted lists the counted targets a run missed.
