@@ -121,10 +121,7 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	if !o.controlPlane() {
-		if len(failed) > 0 {
-			return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
-		}
-		return nil
+		return incomplete(failed)
 	}
 	if o.wants(scenarioFloor) {
 		failed = b.runStep(ctx, failed, scenarioFloor, func(ctx context.Context) error { return b.floor(ctx, built) })
@@ -150,8 +147,8 @@ func run(ctx context.Context, o options) (err error) {
 		}
 	}
 	fmt.Printf("bench: results in %s, plot in %s (%.0fs)\n", o.out, o.plot, b.res.DurationSeconds)
-	if len(failed) > 0 {
-		return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
+	if err := incomplete(failed); err != nil {
+		return err
 	}
 	// A smoke run is small and on a loaded machine, so times mean little,
 	// but counts do not depend on either.
@@ -161,38 +158,38 @@ func run(ctx context.Context, o options) (err error) {
 	return nil
 }
 
+func incomplete(failed []string) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("scenarios that did not complete: %s", strings.Join(failed, ", "))
+}
+
 // runRealNode runs the scenarios of the real node, memcached, memory and
-// rollout, writes their results, and stops the node. It starts the operator's build
-// when a later scenario needs it, and returns the scenarios that failed
-// and the wait for the build (nil when none started).
+// rollout, publishes their results, and stops the node. It starts the
+// operator's build when a later scenario needs it, and returns the scenarios
+// that failed and the wait for the build (nil when none started).
 func (b *bench) runRealNode(ctx context.Context) (failed []string, built func() error, err error) {
-	if b.o.wants(scenarioMemcached) {
-		failed = b.runStep(ctx, failed, scenarioMemcached, b.memcached)
-		if b.memcachedRes != nil {
-			if err := b.writeMemcached(); err != nil {
-				return nil, nil, err
-			}
+	for _, s := range []struct {
+		name    string
+		run     func(context.Context) error
+		publish func() error
+	}{
+		{scenarioMemcached, b.memcached, b.writeMemcached},
+		{scenarioMemory, func(ctx context.Context) error { return b.memory(ctx, built) }, b.writeMemory},
+		{scenarioRollout, func(ctx context.Context) error { return b.rollout(ctx, built) }, b.writeRollout},
+	} {
+		// The operator builds while nothing is measured: after the memcached
+		// scenario, whose throughput a build would disturb.
+		if s.name == scenarioMemory && (b.o.wants(scenarioMemory) || b.o.wants(scenarioRollout) || b.o.controlPlane()) {
+			built = b.build(ctx)
 		}
-	}
-	// The operator builds while nothing is measured: after the memcached
-	// scenario, whose throughput a build would disturb.
-	if b.o.wants(scenarioMemory) || b.o.wants(scenarioRollout) || b.o.controlPlane() {
-		built = b.build(ctx)
-	}
-	if b.o.wants(scenarioMemory) {
-		failed = b.runStep(ctx, failed, scenarioMemory, func(ctx context.Context) error { return b.memory(ctx, built) })
-		if b.memoryRes != nil {
-			if err := b.writeMemory(); err != nil {
-				return nil, nil, err
-			}
+		if !b.o.wants(s.name) {
+			continue
 		}
-	}
-	if b.o.wants(scenarioRollout) {
-		failed = b.runStep(ctx, failed, scenarioRollout, func(ctx context.Context) error { return b.rollout(ctx, built) })
-		if b.rolloutRes != nil {
-			if err := b.writeRollout(); err != nil {
-				return nil, nil, err
-			}
+		failed = b.runStep(ctx, failed, s.name, s.run)
+		if err := s.publish(); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := b.stopRealNode(); err != nil {
@@ -310,28 +307,34 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format(time.TimeOnly), fmt.Sprintf(format, args...))
 }
 
-// writeMemcached completes the memcached scenario's results and
-// publishes them.
+// writeMemcached, writeMemory and writeRollout complete the results a real
+// node's scenario left, if any, and publish them.
 func (b *bench) writeMemcached() error {
 	r := b.memcachedRes
+	if r == nil {
+		return nil
+	}
 	b.describeRun(&r.runInfo)
 	r.DurationSeconds = time.Since(b.res.StartedAt).Seconds()
 	r.Targets = evaluateMemcachedTargets(r)
 	return b.publish(scenarioMemcached, b.o.memcachedOut, r, r.Targets, memcachedSection, memcachedReport(r))
 }
 
-// writeMemory completes the memory scenario's results and publishes them.
 func (b *bench) writeMemory() error {
 	r := b.memoryRes
+	if r == nil {
+		return nil
+	}
 	b.describeRun(&r.runInfo)
 	r.Targets = evaluateMemoryTargets(r)
 	return b.publish(scenarioMemory, b.o.memoryOut, r, r.Targets, memorySection, memoryReport(r))
 }
 
-// writeRollout completes the rollout scenario's results, publishes them
-// and draws its plot.
 func (b *bench) writeRollout() error {
 	r := b.rolloutRes
+	if r == nil {
+		return nil
+	}
 	b.describeRun(&r.runInfo)
 	r.Targets = evaluateRolloutTargets(r, cachev1.RolloutPacingWarmth, cachev1.RolloutPacingNone)
 	if err := writeRolloutPlot(b.o.rolloutPlot, r); err != nil {
