@@ -71,47 +71,36 @@ func TestFloorAndBurstTargets(t *testing.T) {
 	}
 }
 
-func TestSerialCreateTarget(t *testing.T) {
+// The webhook scenario's ratio targets: serial creates through both webhooks
+// against none, and the slowest handler's p99 in the operator's histogram.
+func TestWebhookTargets(t *testing.T) {
+	handlers := func(p99Bucket float64) *webhookResult {
+		return &webhookResult{Handler: []webhookLatency{
+			{Name: "/validate", P50: 0.0002, P99Bucket: 0.0001},
+			{Name: "/mutate", P50: 0.0005, P99Bucket: p99Bucket},
+		}}
+	}
+	serial := func(with float64) *webhookResult {
+		return &webhookResult{SerialCreates: 1000, SerialSecondsWith: with, SerialSecondsWithout: 10}
+	}
 	tests := []struct {
-		name        string
-		with        float64
-		wantMet     bool
-		wantInValue string
+		name, target string
+		w            *webhookResult
+		wantMet      bool
+		wantValue    string
 	}{
-		{"webhooks add half", 15, true, "1.50 (15.0 s against 10.0 s)"},
-		{"webhooks add more than half", 15.1, false, "1.51 (15.1 s against 10.0 s)"},
+		{"serial: webhooks add half", "1000 creates one after another", serial(15), true, "1.50 (15.0 s against 10.0 s)"},
+		{"serial: webhooks add more than half", "1000 creates one after another", serial(15.1), false, "1.51 (15.1 s against 10.0 s)"},
+		{"handler: p99 within 1 ms", "webhook handler p99", handlers(0.001), true, "/mutate: in the bucket <= 1 ms; p50 0.50 ms"},
+		{"handler: p99 in the next bucket", "webhook handler p99", handlers(0.01), false, "/mutate: in the bucket <= 10 ms; p50 0.50 ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &results{}
-			r.Scenarios.Webhook = &webhookResult{SerialCreates: 1000, SerialSecondsWith: tt.with, SerialSecondsWithout: 10}
-			got := targetNamed(t, r, "1000 creates one after another")
-			if got.Met != tt.wantMet || got.Value != tt.wantInValue || got.Counted {
-				t.Errorf("met %v, value %q, counted %v; want met %v, value %q, not counted", got.Met, got.Value, got.Counted, tt.wantMet, tt.wantInValue)
-			}
-		})
-	}
-}
-
-func TestHandlerTarget(t *testing.T) {
-	tests := []struct {
-		name      string
-		p99Bucket float64
-		wantMet   bool
-	}{
-		{"p99 within 1 ms", 0.001, true},
-		{"p99 in the next bucket", 0.01, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &results{}
-			r.Scenarios.Webhook = &webhookResult{Handler: []webhookLatency{
-				{Name: "/validate", P50: 0.0002, P99Bucket: 0.0001},
-				{Name: "/mutate", P50: 0.0005, P99Bucket: tt.p99Bucket},
-			}}
-			got := targetNamed(t, r, "webhook handler p99")
-			if got.Met != tt.wantMet || !strings.HasPrefix(got.Value, "/mutate:") {
-				t.Errorf("met %v, value %q; want met %v for the slowest handler, /mutate", got.Met, got.Value, tt.wantMet)
+			r.Scenarios.Webhook = tt.w
+			got := targetNamed(t, r, tt.target)
+			if got.Met != tt.wantMet || got.Value != tt.wantValue || got.Counted {
+				t.Errorf("met %v, value %q, counted %v; want met %v, value %q, not counted", got.Met, got.Value, got.Counted, tt.wantMet, tt.wantValue)
 			}
 		})
 	}
