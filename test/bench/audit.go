@@ -14,17 +14,8 @@ import (
 	"time"
 )
 
-// How the bench counts the operator's API requests.
-//
-// kube-apiserver's apiserver_request_total has no user or user-agent label
-// (verb, group, version, resource, subresource, scope, component, code), so
-// it cannot tell the operator's requests from the controller manager's,
-// kwok's or the bench's own. The operator's rest_client_requests_total has
-// the method but no resource. Instead the operator runs under a user of its
-// own (a client certificate from the cluster's CA), and the API server writes
-// an audit log at Metadata level for that user only: one line per request,
-// with verb, resource, subresource, response code and the time the request
-// arrived. Windows are cut on that time.
+// Why the operator's requests are counted from an audit log: see doc.go,
+// "Counting the operator's requests".
 const (
 	// operatorUser is the operator's user name (its certificate's CN).
 	operatorUser = "memcached-operator-bench"

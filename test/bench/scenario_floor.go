@@ -18,12 +18,7 @@ import (
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
-// floor measures what the cluster itself spends on the Memcached set. On a
-// cluster of its own, as large as the converge's, with no operator, it
-// applies the objects the operator would make for each Memcached and waits
-// until every Deployment is Available. The converge is then held to it.
-//
-// built waits for the operator's build, which must not share the CPU with
+// floor is the floor scenario (doc.go). built waits for the operator's build, which must not share the CPU with
 // the measurement.
 func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 	dir := filepath.Join(b.dir, scenarioFloor)

@@ -24,12 +24,8 @@ func (b *bench) idle(ctx context.Context) error {
 		return err
 	}
 	// The window is the measurement: wait it out.
-	timer := time.NewTimer(time.Until(end))
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		timer.Stop()
-		return ctx.Err()
+	if err := pause(ctx, time.Until(end)); err != nil {
+		return err
 	}
 	m1, err := b.op.metrics(ctx)
 	if err != nil {

@@ -67,16 +67,9 @@ type loadAccumulator struct {
 	rounds             []float64
 }
 
-// memcached measures memcached in a pod of the real node against the same
-// binary, with the same command line, on the host with no cgroup limit (in
-// a cgroup of the pods' CPU weight; see weighLikePods).
-// The pod is the one the operator runs for a Memcached that sets nothing but
-// its size: its Deployment is built by controllers.DesiredObjects from the
-// spec the API server and the defaulting webhook store, as the floor's are,
-// so that no operator process shares the CPU with the measurement. Each
-// round sends the same load to the host's memcached and to each pod in
-// turn, so that a change in the machine's other load spreads over all of
-// them.
+// memcached is the memcached scenario (doc.go). Each round loads the host's
+// memcached and each pod in turn, so that a change in the machine's other
+// load spreads over all of them.
 func (b *bench) memcached(ctx context.Context) (err error) {
 	start := time.Now()
 	dir := filepath.Join(b.dir, scenarioMemcached)

@@ -98,11 +98,9 @@ func (o options) memoryFills() []memoryFill {
 	return out
 }
 
-// memory fills Memcached of each size, created through the operator (its
-// webhooks derive the pods' memory request and limit from spec.memory) on
-// the real node, and reads what the kernel charged each memcached
-// container against its limit. It fails when a memcached was OOM-killed or
-// restarted, or never evicted.
+// memory is the memory scenario (doc.go). Its Memcached are created through
+// the operator, whose webhooks derive the pods' memory request and limit
+// from spec.memory.
 func (b *bench) memory(ctx context.Context, built func() error) error {
 	start := time.Now()
 	cgroupVersion := "v1"

@@ -15,10 +15,9 @@ import (
 // unrelatedPerDeployment is the size of each Deployment of unrelated pods.
 const unrelatedPerDeployment = 1000
 
-// rss compares the operator's memory over the same converged Memcached set
-// without and with unrelated pods in the cluster. Each measurement is a
-// fresh start of the operator, so both include the initial list of
-// everything it caches.
+// rss is the rss scenario (doc.go). Each measurement is a fresh start of
+// the operator, so that both include the initial list of everything it
+// caches.
 func (b *bench) rss(ctx context.Context) error {
 	without, err := b.measureRSS(ctx)
 	if err != nil {

@@ -24,12 +24,9 @@ const (
 // webhookTarget is the bound on a webhook call's p99.
 const webhookTarget = 0.005
 
-// webhook measures what the admission webhooks add to a Memcached create:
-// creates at a fixed rate, then n creates one after another, first with no
-// webhook configured (baseline), then with the operator serving its webhooks
-// (--webhook-cert-mode=local). The operator watches only the set's
-// namespace, so the created objects are admitted but never reconciled, and
-// the latency is the webhooks' alone.
+// webhook is the webhook scenario (doc.go). The operator watches only the
+// set's namespace, so that the objects it creates are admitted but never
+// reconciled, and the latency is the webhooks' alone.
 func (b *bench) webhook(ctx context.Context) error {
 	// The set's operator would compete for the CPU; its replacement below
 	// watches the same set.

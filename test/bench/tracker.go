@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -127,11 +128,7 @@ func (t *tracker) wait(ctx context.Context, timeout time.Duration) error {
 func (t *tracker) times() map[string]time.Time {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[string]time.Time, len(t.converged))
-	for k, v := range t.converged {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(t.converged)
 }
 
 func (t *tracker) observe(obj any) {
