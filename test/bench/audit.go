@@ -215,29 +215,23 @@ func writeVerbs() []string {
 	return []string{"create", "update", "patch", "delete", "deletecollection"}
 }
 
-func isWrite(key string) bool {
-	verb, _, _ := strings.Cut(key, " ")
-	return slices.Contains(writeVerbs(), verb)
-}
-
 // writes returns the write requests, optionally without some resources.
 func (c requestCounts) writes(exceptResources ...string) requestCounts {
-	out := requestCounts{}
-	for k, v := range c {
-		_, res, _ := strings.Cut(k, " ")
-		if isWrite(k) && !slices.Contains(exceptResources, res) {
-			out[k] = v
-		}
-	}
-	return out
+	return c.filter(func(verb, res string) bool {
+		return slices.Contains(writeVerbs(), verb) && !slices.Contains(exceptResources, res)
+	})
 }
 
 // only returns the requests on the given resources.
 func (c requestCounts) only(resources ...string) requestCounts {
+	return c.filter(func(_, res string) bool { return slices.Contains(resources, res) })
+}
+
+// filter keeps the counts whose "verb resource" key keep accepts.
+func (c requestCounts) filter(keep func(verb, res string) bool) requestCounts {
 	out := requestCounts{}
 	for k, v := range c {
-		_, res, _ := strings.Cut(k, " ")
-		if slices.Contains(resources, res) {
+		if verb, res, _ := strings.Cut(k, " "); keep(verb, res) {
 			out[k] = v
 		}
 	}

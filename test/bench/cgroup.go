@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,21 +28,11 @@ func readCPUCgroup(pid int) (cpuCgroup, error) {
 	if err != nil {
 		return cpuCgroup{}, err
 	}
-	var c cpuCgroup
-	stat, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	stat, err := readKeyed(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
-		return c, err
+		return cpuCgroup{}, err
 	}
-	for line := range strings.SplitSeq(string(stat), "\n") {
-		k, v, _ := strings.Cut(line, " ")
-		n, _ := strconv.ParseInt(v, 10, 64)
-		switch k {
-		case "nr_periods":
-			c.periods = n
-		case "nr_throttled":
-			c.throttled = n
-		}
-	}
+	c := cpuCgroup{periods: stat["nr_periods"], throttled: stat["nr_throttled"]}
 	var quota, period string
 	if v2 {
 		max, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
@@ -80,9 +68,8 @@ func cgroupDir(pid int, controller string) (string, bool, error) {
 	}
 	// "4:cpu,cpuacct:/kubepods/burstable/pod.../<id>" (v1) or "0::/..." (v2).
 	var unified string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), ":", 3)
+	for line := range strings.SplitSeq(string(data), "\n") {
+		f := strings.SplitN(line, ":", 3)
 		if len(f) != 3 {
 			continue
 		}

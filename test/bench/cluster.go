@@ -120,17 +120,8 @@ func startEnv(ctx context.Context, o options, dir string) (*env, error) {
 	if e.cs, err = kubernetes.NewForConfig(e.cfg); err != nil {
 		return e, err
 	}
-	if _, err := envtest.InstallCRDs(e.cfg, envtest.CRDInstallOptions{
-		Paths:              []string{repo.CRDDir()},
-		ErrorIfPathMissing: true,
-	}); err != nil {
-		return e, fmt.Errorf("installing the CRD: %w", err)
-	}
-	for _, ns := range []string{setNamespace, unrelatedNamespace, webhookNamespace, baselineNamespace, markerNamespace} {
-		err := e.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return e, fmt.Errorf("creating namespace %s: %w", ns, err)
-		}
+	if err := installCRD(ctx, e.cfg, e.client, setNamespace, unrelatedNamespace, webhookNamespace, baselineNamespace, markerNamespace); err != nil {
+		return e, err
 	}
 	e.operatorKubeconfig = filepath.Join(dir, "operator.kubeconfig")
 	// A user of its own in system:masters: authorized as the admin is, but
@@ -139,6 +130,20 @@ func startEnv(ctx context.Context, o options, dir string) (*env, error) {
 		return e, fmt.Errorf("operator credentials: %w", err)
 	}
 	return e, nil
+}
+
+// installCRD installs the Memcached CRD and makes the namespaces.
+func installCRD(ctx context.Context, cfg *rest.Config, c client.Client, namespaces ...string) error {
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true}); err != nil {
+		return fmt.Errorf("installing the CRD: %w", err)
+	}
+	for _, ns := range namespaces {
+		err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	return nil
 }
 
 // stop stops the cluster, if it was made.

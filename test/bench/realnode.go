@@ -6,17 +6,12 @@ import (
 	"path/filepath"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
-	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -107,16 +102,5 @@ func realNodeClient(ctx context.Context, cluster *localcluster.Cluster) (client.
 	if err != nil {
 		return nil, err
 	}
-	if _, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-		Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true,
-	}); err != nil {
-		return nil, fmt.Errorf("installing the CRD: %w", err)
-	}
-	for _, ns := range []string{memcachedNamespace, memoryNamespace, rolloutNamespace} {
-		err = c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, err
-		}
-	}
-	return c, nil
+	return c, installCRD(ctx, cluster.RestConfig(), c, memcachedNamespace, memoryNamespace, rolloutNamespace)
 }

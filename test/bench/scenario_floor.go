@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/controllers"
 	"github.com/example-inc/memcached-operator/webhooks"
@@ -78,14 +79,11 @@ func (b *bench) floor(ctx context.Context, built func() error) (err error) {
 // set, by name, without the owner reference: with no Memcached to own them,
 // the garbage collector would delete them.
 func floorObjects(ctx context.Context, e *env, n int, size int32) (map[string][]*unstructured.Unstructured, error) {
-	// A dry-run create returns the spec as stored, with the CRD's
-	// defaults; the defaulting webhook's are added as it would. Every
-	// Memcached of the set has this spec.
+	// Every Memcached of the set has this spec.
 	proto := gen.Memcached(setNamespace, setName(0), gen.WithSize(size))
-	if err := e.client.Create(ctx, proto, client.DryRunAll); err != nil {
-		return nil, fmt.Errorf("a dry-run create of the set's Memcached: %w", err)
+	if err := asStored(ctx, e.client, proto); err != nil {
+		return nil, err
 	}
-	webhooks.DefaultSpec(&proto.Spec, nil)
 	out := make(map[string][]*unstructured.Unstructured, n)
 	for i := range n {
 		mc := proto.DeepCopy()
@@ -99,6 +97,17 @@ func floorObjects(ctx context.Context, e *env, n int, size int32) (map[string][]
 		}
 	}
 	return out, nil
+}
+
+// asStored gives mc the spec the API server and the defaulting webhook
+// would store: a dry-run create returns the CRD's defaults, and the
+// webhook's are added as it would.
+func asStored(ctx context.Context, c client.Client, mc *cachev1.Memcached) error {
+	if err := c.Create(ctx, mc, client.DryRunAll); err != nil {
+		return fmt.Errorf("a dry-run create of Memcached %s: %w", mc.Name, err)
+	}
+	webhooks.DefaultSpec(&mc.Spec, nil)
+	return nil
 }
 
 // unowned is ac as an unstructured object without owner references.

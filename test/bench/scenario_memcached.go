@@ -20,7 +20,6 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/memload"
-	"github.com/example-inc/memcached-operator/webhooks"
 )
 
 // memcachedNamespace holds the memcached scenario's Memcached pods.
@@ -132,12 +131,9 @@ func startPods(ctx context.Context, c client.Client, cluster *localcluster.Clust
 	var names []string
 	for i, v := range podVariants() {
 		mc := gen.Memcached(memcachedNamespace, fmt.Sprintf("throughput-%d", i), gen.WithSize(1))
-		// A dry-run create returns the spec as stored, with the CRD's
-		// defaults; the defaulting webhook's are added as it would.
-		if err := c.Create(ctx, mc, client.DryRunAll); err != nil {
-			return nil, nil, fmt.Errorf("a dry-run create of a Memcached: %w", err)
+		if err := asStored(ctx, c, mc); err != nil {
+			return nil, nil, err
 		}
-		webhooks.DefaultSpec(&mc.Spec, nil)
 		v.apply(&mc.Spec)
 		mc.UID = "throughput"
 		for _, ac := range controllers.DesiredObjects(mc, controllers.Options{Image: images.MemcachedTag, ExporterImage: images.MemcachedExporterTag}) {

@@ -229,10 +229,12 @@ func waitRolledOut(ctx context.Context, c client.Client, mc *cachev1.Memcached, 
 // every discoveryInterval.
 type discovery struct {
 	mu    sync.Mutex
-	lists []struct {
-		at        time.Time
-		addresses []string
-	}
+	lists []timedList
+}
+
+type timedList struct {
+	at        time.Time
+	addresses []string
 }
 
 // watch gives load every new list until ctx ends, and closes first once
@@ -257,10 +259,7 @@ func (d *discovery) watch(ctx context.Context, c client.Client, mc *cachev1.Memc
 		}
 		load.setServers(addresses)
 		d.mu.Lock()
-		d.lists = append(d.lists, struct {
-			at        time.Time
-			addresses []string
-		}{time.Now(), addresses})
+		d.lists = append(d.lists, timedList{time.Now(), addresses})
 		d.mu.Unlock()
 		if !started {
 			close(first)
