@@ -51,7 +51,6 @@ type memoryFigures struct {
 	SocketsInLimit bool `json:"socketsInLimit"`
 }
 
-// openMemoryCgroup finds the memory cgroup of process pid.
 func openMemoryCgroup(pid int) (memoryCgroup, error) {
 	dir, v2, err := cgroupDir(pid, "memory")
 	if err != nil {
@@ -72,7 +71,6 @@ func (m memoryCgroup) accountTCP() error {
 	return os.WriteFile(filepath.Join(m.dir, "memory.kmem.tcp.limit_in_bytes"), []byte("-1"), 0o644)
 }
 
-// read reads the figures.
 func (m memoryCgroup) read() (memoryFigures, error) {
 	if m.v2 {
 		return m.readV2()

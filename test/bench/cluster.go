@@ -146,7 +146,6 @@ func installCRD(ctx context.Context, cfg *rest.Config, c client.Client, namespac
 	return nil
 }
 
-// stop stops the cluster, if it was made.
 func (e *env) stop() error {
 	if e == nil || e.cluster == nil {
 		return nil
@@ -174,7 +173,6 @@ func (e *env) requests(ctx context.Context, from, to time.Time) (requestCounts, 
 	return e.audit.requests(from, to), nil
 }
 
-// apiServerMetrics scrapes kube-apiserver's /metrics.
 func (e *env) apiServerMetrics(ctx context.Context) (metrics, error) {
 	raw, err := e.cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {

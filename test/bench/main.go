@@ -289,7 +289,6 @@ func (b *bench) runStep(ctx context.Context, failed []string, name string, run f
 	return append(failed, name)
 }
 
-// shutdown stops the operator and the clusters.
 func (b *bench) shutdown() error {
 	errs := []error{b.stopRealNode()}
 	if b.op != nil {

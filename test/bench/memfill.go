@@ -128,7 +128,6 @@ func setLarge(c *memcache.Client, key string, value []byte) (bool, error) {
 	return false, fmt.Errorf("set %s: %q", key, l)
 }
 
-// statInt is a counter of memcached's stats.
 func statInt(stats map[string]string, name string) int64 {
 	n, _ := strconv.ParseInt(stats[name], 10, 64)
 	return n

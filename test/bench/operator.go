@@ -62,7 +62,6 @@ func (op *operator) stop() error {
 	return op.Stop(30 * time.Second)
 }
 
-// metrics scrapes the operator's metrics endpoint.
 func (op *operator) metrics(ctx context.Context) (metrics, error) {
 	body, err := op.Metrics(ctx)
 	if err != nil {

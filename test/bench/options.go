@@ -87,7 +87,6 @@ var smokeDefaults = [][2]string{
 	{"rollout-tail", "3s"}, {"rollout-timeout", "20s"},
 }
 
-// smokeUsage is smokeDefaults as flags.
 func smokeUsage() string {
 	var flags []string
 	for _, d := range smokeDefaults {

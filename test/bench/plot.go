@@ -106,7 +106,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// savePlot writes p to path as an SVG.
 func savePlot(p *plot.Plot, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

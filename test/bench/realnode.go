@@ -85,7 +85,6 @@ func (b *bench) realNodeOperator(ctx context.Context, node *realNode, dir, names
 	return op, nil
 }
 
-// stopRealNode stops the real node's cluster, if it runs.
 func (b *bench) stopRealNode() error {
 	if b.node == nil {
 		return nil

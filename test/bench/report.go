@@ -34,7 +34,6 @@ func generatedSection(target, file, source string) section {
 	}
 }
 
-// readJSON reads the results file at path into v.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -297,7 +297,6 @@ func finite(f float64) *float64 {
 	return &f
 }
 
-// writeJSON writes the results r to path.
 func writeJSON(path string, r any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -98,7 +98,6 @@ func (c memoryCase) failures() []string {
 	return out
 }
 
-// memoryFailures lists every case's failures.
 func memoryFailures(r *memoryResults) []string {
 	var out []string
 	for _, c := range r.Cases {

@@ -23,7 +23,6 @@ const ownedObjects = 3
 // requestWorkers is how many creates or resizes the bench has in flight.
 const requestWorkers = 16
 
-// setName names the i-th object of the Memcached set.
 func setName(i int) string { return fmt.Sprintf("mc-%05d", i) }
 
 // converge creates the Memcached set and waits until every object is
