@@ -21,6 +21,7 @@ import (
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 )
 
 // memoryNamespace holds the memory scenario's Memcached.
@@ -210,9 +211,9 @@ func (b *bench) fillPod(ctx context.Context, node *realNode, mc *cachev1.Memcach
 	container := pod.Spec.Containers[i]
 	res.MemcachedCommand = container.Command
 	res.MemoryRequest, res.MemoryLimit = container.Resources.Requests.Memory().String(), container.Resources.Limits.Memory().String()
-	id, err := containerID(pod)
-	if err != nil {
-		return err
+	id := localcluster.ContainerStatus(pod, "memcached").ContainerID
+	if id == "" {
+		return fmt.Errorf("pod %s: no running memcached container", pod.Name)
 	}
 	pid, err := node.cluster.ContainerPID(ctx, id)
 	if err != nil {
@@ -302,14 +303,10 @@ func (b *bench) readRestarts(ctx context.Context, c client.Client, pod *corev1.P
 		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), p); err != nil {
 			return false, err
 		}
-		for _, s := range p.Status.ContainerStatuses {
-			if s.Name != "memcached" {
-				continue
-			}
-			res.Restarts = s.RestartCount
-			if t := s.LastTerminationState.Terminated; t != nil {
-				res.LastTermination = t.Reason
-			}
+		s := localcluster.ContainerStatus(p, "memcached")
+		res.Restarts = s.RestartCount
+		if t := s.LastTerminationState.Terminated; t != nil {
+			res.LastTermination = t.Reason
 		}
 		return !failed || res.Restarts > 0, nil
 	})
@@ -319,16 +316,6 @@ func (b *bench) readRestarts(ctx context.Context, c client.Client, pod *corev1.P
 		return nil
 	}
 	return err
-}
-
-// containerID is the CRI id of pod's memcached container.
-func containerID(pod *corev1.Pod) (string, error) {
-	for _, s := range pod.Status.ContainerStatuses {
-		if s.Name == "memcached" && s.ContainerID != "" {
-			return s.ContainerID, nil
-		}
-	}
-	return "", fmt.Errorf("pod %s: no running memcached container", pod.Name)
 }
 
 // tlsSecret writes a kubernetes.io/tls Secret for serverName (and the

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -112,24 +114,15 @@ func (b *bench) restartAndMeasure(ctx context.Context) (rssSample, error) {
 		SteadyRSSBytes:    u.RSSBytes,
 	}
 	// Sampling on a ticker is the measurement; the window ends on a timer.
-	window := time.NewTimer(b.o.rssWindow)
-	defer window.Stop()
-	ticker := time.NewTicker(250 * time.Millisecond)
-	defer ticker.Stop()
-sampling:
-	for {
-		select {
-		case <-ctx.Done():
-			return s, ctx.Err()
-		case <-window.C:
-			break sampling
-		case <-ticker.C:
-			u, err := op.Usage()
-			if err != nil {
-				return s, err
-			}
-			s.SteadyRSSBytes = max(s.SteadyRSSBytes, u.RSSBytes)
-		}
+	window, cancel := context.WithTimeout(ctx, b.o.rssWindow)
+	defer cancel()
+	err = poll(window, 250*time.Millisecond, func() (bool, error) {
+		u, err := op.Usage()
+		s.SteadyRSSBytes = max(s.SteadyRSSBytes, u.RSSBytes)
+		return false, err
+	})
+	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return s, cmp.Or(ctx.Err(), err)
 	}
 	end := time.Now()
 	u, err = op.Usage()
