@@ -16,12 +16,8 @@ import (
 	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
-// Scenario names, in the order they run. memcached runs first, on a
-// real node of its own, before anything else is built or started; memory
-// and rollout next, on the same node, with the operator; the floor next,
-// on a cluster of its own. Later scenarios reuse the Memcached set
-// that converge creates, so asking for idle, resize or rss runs converge
-// first.
+// Scenario names, in the order they run (doc.go; wants says which pull in
+// converge).
 const (
 	scenarioMemcached = "memcached"
 	scenarioMemory    = "memory"

@@ -187,11 +187,8 @@ func profileTables(x *profileResult) string {
 }
 
 // shortFunction drops a Go symbol's import path up to its last element and
-// the type arguments of a generic receiver, which name whole structs:
-// sigs.k8s.io/structured-merge-diff/v6/fieldpath.(*Set).Insert becomes
-// fieldpath.(*Set).Insert, and
-// .../internal/controller.(*Controller[go.shape.struct { ... }]).Start
-// becomes controller.(*Controller[...]).Start.
+// the type arguments of a generic receiver, which name whole structs
+// (TestShortFunction shows both).
 func shortFunction(name string) string {
 	var b strings.Builder
 	depth := 0
