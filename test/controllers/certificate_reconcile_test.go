@@ -11,7 +11,6 @@ import (
 	"github.com/onsi/gomega/types"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,30 +31,15 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		installAPI(dir, controllers.CertManagerServed)
 	})
-	// The operator with CertManager, restarted by the first spec as it is
-	// restarted after an admin installs cert-manager.
-	restartWithCertManager := func() {
-		op.stop()
-		opts := suiteOptions()
-		opts.CertManager = true
-		op = startOperator(opts)
-	}
-	AfterAll(func() {
-		op.stop()
-		op = startOperator(suiteOptions())
-	})
+	// The first spec restarts the operator with CertManager, as an admin
+	// does after installing cert-manager; the later specs run with it.
+	AfterAll(restoreOperator)
 
 	certificateOf := func(g Gomega, mc *cachev1.Memcached) *cmapi.Certificate {
-		cert := &cmapi.Certificate{}
-		g.Expect(k8s.Get(ctx, key(mc), cert)).To(Succeed())
-		return cert
+		return objectOf(g, mc, &cmapi.Certificate{})
 	}
 	certificateReady := func(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
-		return func(g Gomega) *metav1.Condition {
-			got := &cachev1.Memcached{}
-			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-			return meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionCertificateReady)
-		}
+		return conditionOf(mc, cachev1.ConditionCertificateReady)
 	}
 	pending := func(mc *cachev1.Memcached) types.GomegaMatcher {
 		return condition(metav1.ConditionFalse, cachev1.ReasonCertificatePending,
@@ -72,7 +56,10 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 		Expect(k8s.Get(ctx, key(mc), &appsv1.Deployment{})).To(Succeed(), "the Deployment, as without an issuerRef")
 		Expect(k8s.Get(ctx, key(mc), &cmapi.Certificate{})).To(Satisfy(apierrors.IsNotFound))
 
-		restartWithCertManager()
+		op.stop()
+		opts := suiteOptions()
+		opts.CertManager = true
+		op = startOperator(opts)
 		Eventually(certificateOf).WithArguments(mc).Should(HaveField("Spec.SecretName", "cache-tls"))
 		Eventually(certificateReady(mc), timeout, interval).Should(pending(mc))
 	})
@@ -137,13 +124,7 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 			Spec: cmapi.CertificateSpec{SecretName: "theirs", DNSNames: []string{"theirs.example.com"},
 				IssuerRef: cmmeta.IssuerReference{Name: "their-ca"}},
 		}
-		Expect(k8s.Create(ctx, theirs)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
-		mc := gen.Memcached(watchedNS, theirs.Name, withIssuer...)
-		Expect(k8s.Create(ctx, mc)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
-		Eventually(degradedOf(mc), timeout, interval).Should(
-			condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse("Certificate", theirs.Name)))
+		mc := blockedBy(theirs, "Certificate", withIssuer...)
 		Expect(k8s.Get(ctx, key(mc), &appsv1.Deployment{})).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		expectUntouched(theirs)
 	})

@@ -31,22 +31,15 @@ var _ = Describe("the cluster's TLS security profile", Ordered, func() {
 		Expect(k8s.Create(ctx, apiServer)).To(Succeed())
 		DeferCleanup(func() { Expect(k8s.Delete(ctx, apiServer)).To(Succeed()) })
 
-		op.stop()
 		opts := suiteOptions()
 		opts.ClusterTLSProfile = true
-		op = startOperator(opts)
-		DeferCleanup(func() {
-			op.stop()
-			op = startOperator(suiteOptions())
-		})
+		runOperator(opts)
 	})
 
 	// memcachedOptions is memcached's -o option of mc's Deployment that
 	// holds its TLS settings.
 	memcachedOptions := func(g Gomega, mc *cachev1.Memcached) string {
-		d := &appsv1.Deployment{}
-		g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
-		for _, arg := range d.Spec.Template.Spec.Containers[0].Command {
+		for _, arg := range objectOf(g, mc, &appsv1.Deployment{}).Spec.Template.Spec.Containers[0].Command {
 			if strings.HasPrefix(arg, "--extended=ssl_") {
 				return arg
 			}
@@ -58,10 +51,8 @@ var _ = Describe("the cluster's TLS security profile", Ordered, func() {
 		following := gen.Memcached(watchedNS, "tls-follows", gen.WithSize(1), gen.WithTLS("cache-tls"))
 		own := gen.Memcached(watchedNS, "tls-own-minimum", gen.WithSize(1), gen.WithTLS("cache-tls"))
 		own.Spec.TLS.MinVersion = "VersionTLS12"
-		for _, mc := range []*cachev1.Memcached{following, own} {
-			Expect(k8s.Create(ctx, mc)).To(Succeed())
-			DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
-		}
+		create(following)
+		create(own)
 		Eventually(func(g Gomega) {
 			// Modern is TLS 1.3 only: no OpenSSL cipher list.
 			g.Expect(memcachedOptions(g, following)).To(HaveSuffix(",ssl_min_version=3"))

@@ -140,6 +140,21 @@ func startOperator(opts controllers.Options, tweaks ...func(*ctrl.Options)) *ope
 	return &operator{requests: requests, cache: mgr.GetCache(), stop: func() { cancel(); <-done }}
 }
 
+// runOperator replaces the running operator by one with opts until the
+// calling node ends (for a BeforeAll, the container's last spec).
+func runOperator(opts controllers.Options) {
+	GinkgoHelper()
+	op.stop()
+	op = startOperator(opts)
+	DeferCleanup(restoreOperator)
+}
+
+// restoreOperator puts the suite's operator back in place of the running one.
+func restoreOperator() {
+	op.stop()
+	op = startOperator(suiteOptions())
+}
+
 // installAPI installs the CRDs in dir, an optional API the suite's cluster
 // does not serve until then, and waits until served says discovery shows
 // it. The operators of the suite learn of it only when started again.

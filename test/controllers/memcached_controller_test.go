@@ -45,12 +45,25 @@ var defaultCommand = []string{"memcached", "--port=11211", "--memory-limit=64", 
 func createMemcached(ns string, opts ...gen.MemcachedOption) *cachev1.Memcached {
 	GinkgoHelper()
 	mc := gen.Memcached(ns, fmt.Sprintf("mc-%d", nameSeq.Add(1)), opts...)
-	Expect(k8s.Create(ctx, mc)).To(Succeed())
-	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+	create(mc)
 	return mc
 }
 
+// create creates obj and deletes it, if it is still there, when the spec
+// ends.
+func create(obj client.Object) {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx, obj)).To(Succeed())
+	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, obj))).To(Succeed()) })
+}
+
 func key(mc *cachev1.Memcached) client.ObjectKey { return client.ObjectKeyFromObject(mc) }
+
+// objectOf reads mc's object of obj's kind (it has mc's name) into obj.
+func objectOf[T client.Object](g Gomega, mc *cachev1.Memcached, obj T) T {
+	g.Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
+	return obj
+}
 
 // eventuallyAvailable waits until mc reports size ready pods, a finished
 // rollout and all its objects applied, for its current generation, and
@@ -137,13 +150,15 @@ func eventsOf(mc *cachev1.Memcached) func(Gomega) []string {
 	}
 }
 
-// degradedOf returns a function reading mc's Degraded condition.
-func degradedOf(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
+// conditionOf returns a function reading mc's condition of type typ.
+func conditionOf(mc *cachev1.Memcached, typ string) func(Gomega) *metav1.Condition {
 	return func(g Gomega) *metav1.Condition {
-		got := &cachev1.Memcached{}
-		g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-		return meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionDegraded)
+		return meta.FindStatusCondition(objectOf(g, mc, &cachev1.Memcached{}).Status.Conditions, typ)
 	}
+}
+
+func degradedOf(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
+	return conditionOf(mc, cachev1.ConditionDegraded)
 }
 
 // condition matches a condition's status, reason and message.
@@ -157,26 +172,23 @@ func reconciledCondition() types.GomegaMatcher {
 	return condition(metav1.ConditionFalse, cachev1.ReasonReconciled, "all objects applied")
 }
 
-// nameInUse is the message of a Memcached blocked by someone else's object
-// of its name.
-func nameInUse(kind, name string) string {
-	return fmt.Sprintf("a %s named %q already exists and does not belong to this Memcached, so the operator "+
-		"leaves it alone and creates nothing; delete that %s or give the Memcached another name", kind, name, kind)
+// nameInUse matches the Degraded condition of a Memcached blocked by
+// someone else's object of its name.
+func nameInUse(kind, name string) types.GomegaMatcher {
+	return condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, fmt.Sprintf("a %s named %q already exists and "+
+		"does not belong to this Memcached, so the operator leaves it alone and creates nothing; delete that %s "+
+		"or give the Memcached another name", kind, name, kind))
 }
 
 // blockedBy creates theirs, someone else's object, then a Memcached of its
-// name and size, and waits until the Memcached reports the clash.
-func blockedBy(theirs client.Object, kind string, size int32) *cachev1.Memcached {
+// name with opts, and waits until the Memcached reports the clash.
+func blockedBy(theirs client.Object, kind string, opts ...gen.MemcachedOption) *cachev1.Memcached {
 	GinkgoHelper()
-	Expect(k8s.Create(ctx, theirs)).To(Succeed())
-	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+	create(theirs)
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
-
-	mc := gen.Memcached(theirs.GetNamespace(), theirs.GetName(), gen.WithSize(size))
-	Expect(k8s.Create(ctx, mc)).To(Succeed())
-	DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
-	Eventually(degradedOf(mc), timeout, interval).Should(
-		condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse(kind, theirs.GetName())))
+	mc := gen.Memcached(theirs.GetNamespace(), theirs.GetName(), opts...)
+	create(mc)
+	Eventually(degradedOf(mc), timeout, interval).Should(nameInUse(kind, theirs.GetName()))
 	return mc
 }
 
@@ -409,7 +421,8 @@ var _ = Describe("Memcached reconciler", func() {
 	DescribeTable("leaves someone else's object of its name alone, creates nothing, and says why once",
 		func(kind string, theirs func(ns, name string) client.Object) {
 			obj := theirs(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)))
-			mc := blockedBy(obj, kind, 2)
+			mc := blockedBy(obj, kind, gen.WithSize(2))
+			Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonNameInUse: 1}))
 			expectReportedOnce(mc, cachev1.ReasonNameInUse)
 			expectUntouched(obj)
 
@@ -425,6 +438,9 @@ var _ = Describe("Memcached reconciler", func() {
 				}
 				Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no %T half-created: %v", o, err)
 			}
+			// The blocked gauge goes with the Memcached.
+			Expect(k8s.Delete(ctx, mc)).To(Succeed())
+			Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
 		},
 		Entry("a Deployment", "Deployment", func(ns, name string) client.Object { return gen.UnrelatedDeployment(ns, name, 1) }),
 		Entry("a Service", "Service", func(ns, name string) client.Object { return gen.UnrelatedService(ns, name) }),
@@ -440,7 +456,7 @@ var _ = Describe("Memcached reconciler", func() {
 
 	It("looks again by itself once someone else's object of its name is gone", func() {
 		theirs := gen.UnrelatedDeployment(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)), 1)
-		mc := blockedBy(theirs, "Deployment", 2)
+		mc := blockedBy(theirs, "Deployment", gen.WithSize(2))
 		// The other Deployment is not in the operator's cache, so its
 		// deletion raises no event: the operator polls.
 		Expect(k8s.Delete(ctx, theirs)).To(Succeed())
@@ -456,13 +472,11 @@ var _ = Describe("Memcached reconciler", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(mc, 1)
 		theirs := gen.UnrelatedPDB(watchedNS, mc.Name)
-		Expect(k8s.Create(ctx, theirs)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
+		create(theirs)
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
 
 		setSize(mc, 2)
-		Eventually(degradedOf(mc), timeout, interval).Should(
-			condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse("PodDisruptionBudget", mc.Name)))
+		Eventually(degradedOf(mc), timeout, interval).Should(nameInUse("PodDisruptionBudget", mc.Name))
 		expectUntouched(theirs)
 		got := &cachev1.Memcached{}
 		Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
@@ -479,15 +493,17 @@ var _ = Describe("Memcached reconciler", func() {
 			"spec.size 40 is outside the range the administrator allows (1 to 16), "+
 				"so the operator leaves this Memcached's objects as they are; set spec.size within the range"))
 		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue(), "no pods for size 40")
+		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
 		expectReportedOnce(mc, cachev1.ReasonSizeOutOfPolicy)
 
 		setSize(mc, 3)
 		eventuallyAvailable(mc, 3)
+		Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
 		Expect(degradedOf(mc)(Default)).To(reconciledCondition())
 		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("SizeOutOfPolicy: ")), "a first creation is no repair")
 	})
 
-	It("caches only the objects it owns", func() {
+	It("caches only the objects it owns, and watches only their kinds and their pods", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(mc, 1)
 		stranger := gen.UnrelatedDeployment(watchedNS, "stranger", 1)
@@ -510,14 +526,9 @@ var _ = Describe("Memcached reconciler", func() {
 				Expect(item.(client.Object).GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "memcached-operator"))
 			}
 		}
-	})
-
-	It("watches only the kinds it owns and their pods", func() {
 		// Every watch costs the operator the decoding of each change of each
 		// object of its kind, so one more must be a choice, not a side effect
 		// of reading a kind through the cached client.
-		mc := createMemcached(watchedNS, gen.WithSize(2))
-		eventuallyAvailable(mc, 2)
 		Expect(op.requests.Watched()).To(ConsistOf("memcacheds", "deployments", "services", "poddisruptionbudgets", "pods"))
 	})
 
@@ -548,23 +559,18 @@ var _ = Describe("Memcached reconciler", func() {
 	})
 
 	It("writes each owned object once and the status once while a rollout ends within the progress interval", func() {
-		op.stop()
 		opts := suiteOptions()
 		opts.ProgressInterval = timeout
-		paced := startOperator(opts)
-		DeferCleanup(func() {
-			paced.stop()
-			op = startOperator(suiteOptions())
-		})
+		runOperator(opts)
 		mc := createMemcached(watchedNS, gen.WithSize(3))
 		eventuallyAvailable(mc, 3)
-		Expect(paced.requests.Writes()).To(Equal(map[string]int{
+		Expect(op.requests.Writes()).To(Equal(map[string]int{
 			"PATCH deployments":          1,
 			"PATCH services":             1,
 			"PATCH poddisruptionbudgets": 1,
 			"PATCH memcacheds/status":    1,
 		}), "server-side apply of the three objects and one status write")
-		Expect(paced.requests.MetadataOnlyWrites()).To(Equal(map[string]int{"PATCH memcacheds/status": 1}),
+		Expect(op.requests.MetadataOnlyWrites()).To(Equal(map[string]int{"PATCH memcacheds/status": 1}),
 			"the status write's answer read as metadata only: the reconciler keeps only its resourceVersion")
 	})
 
@@ -594,14 +600,11 @@ var _ = Describe("Memcached reconciler", func() {
 		op.stop()
 		before := reconciles()
 		resync := 2 * time.Second
-		idle := startOperator(suiteOptions(), func(o *ctrl.Options) { o.Cache.SyncPeriod = &resync })
-		DeferCleanup(func() {
-			idle.stop()
-			op = startOperator(suiteOptions())
-		})
+		op = startOperator(suiteOptions(), func(o *ctrl.Options) { o.Cache.SyncPeriod = &resync })
+		DeferCleanup(restoreOperator)
 		// The start reconciles every Memcached once; each resync of the
 		// Deployments, Services, PDBs and pods does it again.
 		settled(before, 3*len(mcs))
-		Expect(idle.requests.Writes()).To(BeEmpty())
+		Expect(op.requests.Writes()).To(BeEmpty())
 	})
 })

@@ -6,7 +6,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
@@ -42,24 +41,9 @@ func blockedSeries(mc *cachev1.Memcached) func(Gomega) map[string]float64 {
 	}
 }
 
+// The gauge of each reason alone is checked where the reconciler is blocked
+// for it (memcached_controller_test.go).
 var _ = Describe("The blocked gauge", func() {
-	It("is 1 with reason NameInUse while someone else's object has the name, and goes with the Memcached", func() {
-		mc := blockedBy(gen.UnrelatedService(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1))), "Service", 2)
-		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonNameInUse: 1}))
-
-		Expect(k8s.Delete(ctx, mc)).To(Succeed())
-		Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
-	})
-
-	It("is 1 with reason SizeOutOfPolicy while the size is outside the policy, and goes once it is inside", func() {
-		mc := createMemcached(watchedNS, gen.WithSize(40))
-		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
-
-		setSize(mc, 3)
-		eventuallyAvailable(mc, 3)
-		Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
-	})
-
 	It("keeps one series per Memcached, of the current reason", func() {
 		theirs := gen.UnrelatedService(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)))
 		Expect(k8s.Create(ctx, theirs)).To(Succeed())
@@ -67,8 +51,7 @@ var _ = Describe("The blocked gauge", func() {
 		// The size is checked before the names are: size first, then, once
 		// the size is allowed, the name.
 		mc := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(40))
-		Expect(k8s.Create(ctx, mc)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
+		create(mc)
 		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
 
 		setSize(mc, 3)

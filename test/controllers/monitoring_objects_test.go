@@ -27,31 +27,20 @@ import (
 var _ = Describe("monitoring where the Prometheus Operator's API is served", Ordered, func() {
 	BeforeAll(func() {
 		installAPI(repo.PrometheusOperatorCRDDir(), controllers.PrometheusOperatorServed)
-		op.stop()
 		opts := suiteOptions()
 		opts.PrometheusOperator = true
-		op = startOperator(opts)
-		DeferCleanup(func() {
-			op.stop()
-			op = startOperator(suiteOptions())
-		})
+		runOperator(opts)
 	})
 
 	podMonitorOf := func(g Gomega, mc *cachev1.Memcached) *monitoringv1.PodMonitor {
-		pm := &monitoringv1.PodMonitor{}
-		g.Expect(k8s.Get(ctx, key(mc), pm)).To(Succeed())
-		return pm
+		return objectOf(g, mc, &monitoringv1.PodMonitor{})
 	}
 	ruleOf := func(g Gomega, mc *cachev1.Memcached) *monitoringv1.PrometheusRule {
-		r := &monitoringv1.PrometheusRule{}
-		g.Expect(k8s.Get(ctx, key(mc), r)).To(Succeed())
-		return r
+		return objectOf(g, mc, &monitoringv1.PrometheusRule{})
 	}
 	containersOf := func(g Gomega, mc *cachev1.Memcached) []string {
-		d := &appsv1.Deployment{}
-		g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
 		var names []string
-		for _, c := range d.Spec.Template.Spec.Containers {
+		for _, c := range objectOf(g, mc, &appsv1.Deployment{}).Spec.Template.Spec.Containers {
 			names = append(names, c.Name)
 		}
 		return names
@@ -141,13 +130,7 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 			ObjectMeta: metav1.ObjectMeta{Namespace: watchedNS, Name: "their-monitor"},
 			Spec:       monitoringv1.PodMonitorSpec{PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("web")}}},
 		}
-		Expect(k8s.Create(ctx, theirs)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, theirs))).To(Succeed()) })
-		mc := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(1), gen.WithMonitoring(true))
-		Expect(k8s.Create(ctx, mc)).To(Succeed())
-		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, mc))).To(Succeed()) })
-		Eventually(degradedOf(mc), timeout, interval).Should(
-			condition(metav1.ConditionTrue, cachev1.ReasonNameInUse, nameInUse("PodMonitor", theirs.Name)))
+		mc := blockedBy(theirs, "PodMonitor", gen.WithSize(1), gen.WithMonitoring(true))
 		Expect(gone(&appsv1.Deployment{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		Expect(gone(&corev1.Service{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		expectUntouched(theirs)

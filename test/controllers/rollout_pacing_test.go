@@ -13,7 +13,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,12 +55,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 			DeferCleanup(c.Close)
 			servers[ip] = c
 		}
-		op.stop()
-		op = startOperator(pacingOptions())
-	})
-	AfterAll(func() {
-		op.stop()
-		op = startOperator(suiteOptions())
+		runOperator(pacingOptions())
 	})
 
 	fill := func(ip string, from, to int) {
@@ -92,9 +86,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		}
 	}
 	deploymentOf := func(g Gomega, mc *cachev1.Memcached) *appsv1.Deployment {
-		d := &appsv1.Deployment{}
-		g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
-		return d
+		return objectOf(g, mc, &appsv1.Deployment{})
 	}
 	gated := func(g Gomega, mc *cachev1.Memcached) bool {
 		return len(deploymentOf(g, mc).Spec.Template.Spec.ReadinessGates) > 0
@@ -138,11 +130,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		}
 	}
 	warming := func(mc *cachev1.Memcached) func(Gomega) *metav1.Condition {
-		return func(g Gomega) *metav1.Condition {
-			got := &cachev1.Memcached{}
-			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-			return meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionWarming)
-		}
+		return conditionOf(mc, cachev1.ConditionWarming)
 	}
 	// nowhere keeps the pods the suite's controller-manager makes for a
 	// Deployment off its kwok node: pending, they have no address that a
@@ -150,27 +138,28 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 	nowhere := func(mc *cachev1.Memcached) {
 		mc.Spec.NodeSelector = map[string]string{"example.com/no-such-node": "true"}
 	}
+	// changePods changes mc in a way that replaces its pods.
+	changePods := func(mc *cachev1.Memcached) {
+		GinkgoHelper()
+		patch := client.MergeFrom(mc.DeepCopy())
+		mc.Spec.MaxConnections = ptr.To[int32](2048)
+		Expect(k8s.Patch(ctx, mc, patch)).To(Succeed())
+	}
 	// rolled creates mc and changes it once, so that its pods carry the
 	// warm gate, as after its first rollout.
 	rolled := func(opts ...gen.MemcachedOption) *cachev1.Memcached {
 		GinkgoHelper()
 		mc := createMemcached(watchedNS, append([]gen.MemcachedOption{gen.WithSize(2), nowhere}, opts...)...)
 		Eventually(func(g Gomega) { deploymentOf(g, mc) }, timeout, interval).Should(Succeed())
-		patch := client.MergeFrom(mc.DeepCopy())
-		mc.Spec.MaxConnections = ptr.To[int32](2048)
-		Expect(k8s.Patch(ctx, mc, patch)).To(Succeed())
+		changePods(mc)
 		Eventually(func(g Gomega) bool { return gated(g, mc) }, timeout, interval).Should(BeTrue(), "the warm gate in the pods' template")
 		return mc
 	}
 
 	It("gives a new Memcached's pods no warm gate, and adds it with the first change that replaces them", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(2), nowhere)
-		eventuallyAvailable := func(g Gomega) {
-			got := &cachev1.Memcached{}
-			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-			g.Expect(got.Status.Conditions).NotTo(BeEmpty(), "status written: the reconciles after creation have run")
-		}
-		Eventually(eventuallyAvailable, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) []metav1.Condition { return objectOf(g, mc, &cachev1.Memcached{}).Status.Conditions },
+			timeout, interval).ShouldNot(BeEmpty(), "status written: the reconciles after creation have run")
 		Expect(gated(Default, mc)).To(BeFalse(), "a new Memcached's pods replace nothing")
 		generation := deploymentOf(Default, mc).Generation
 
@@ -182,9 +171,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		Expect(deploymentOf(Default, mc).Generation).To(Equal(generation), "no change of the Deployment: no pod restarts")
 
 		By("changing the pods")
-		patch := client.MergeFrom(mc.DeepCopy())
-		mc.Spec.MaxConnections = ptr.To[int32](2048)
-		Expect(k8s.Patch(ctx, mc, patch)).To(Succeed())
+		changePods(mc)
 		Eventually(func(g Gomega) []corev1.PodReadinessGate {
 			return deploymentOf(g, mc).Spec.Template.Spec.ReadinessGates
 		}, timeout, interval).Should(ConsistOf(corev1.PodReadinessGate{ConditionType: controllers.WarmCondition}))
