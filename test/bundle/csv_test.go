@@ -157,7 +157,7 @@ func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
 			}
 		}
 	}
-	if !contains(manager.Args, "--metrics-cert-path="+metricsCertDir) {
+	if !slices.Contains(manager.Args, "--metrics-cert-path="+metricsCertDir) {
 		t.Errorf("args %q: no --metrics-cert-path=%s", manager.Args, metricsCertDir)
 	}
 	for _, a := range manager.Args {
@@ -172,7 +172,7 @@ func TestManagerDeploymentRunsOnOLMCertificate(t *testing.T) {
 
 	base := managerFromConfig(t)
 	for _, a := range base.Args {
-		if !contains(manager.Args, a) {
+		if !slices.Contains(manager.Args, a) {
 			t.Errorf("arg %q of config/manager/manager.yaml is missing from the bundle's manager", a)
 		}
 	}

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,25 +92,4 @@ func managerIn(t *testing.T, spec corev1.PodSpec) corev1.Container {
 	}
 	t.Fatalf("the pod template has no container %q", managerContainer)
 	return corev1.Container{}
-}
-
-// readYAMLLoose decodes a YAML file into out, ignoring fields out lacks.
-func readYAMLLoose(t *testing.T, path string, out any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, out); err != nil {
-		t.Fatalf("decoding %s: %v", path, err)
-	}
-}
-
-func decodeBase64(t *testing.T, s string) string {
-	t.Helper()
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		t.Fatalf("decoding base64: %v", err)
-	}
-	return string(b)
 }

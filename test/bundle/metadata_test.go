@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,17 +120,15 @@ func TestAnnotationsDescribeThisBundle(t *testing.T) {
 	if a[annotationChannels] == "" {
 		t.Error("the bundle names no channel")
 	}
-	if def, ok := a[annotationDefault]; ok && !contains(channels, def) {
+	if def, ok := a[annotationDefault]; ok && !slices.Contains(channels, def) {
 		t.Errorf("default channel %q is not one of the channels %q", def, channels)
 	}
 	// The builder and layout labels are the operator-sdk release and the
 	// PROJECT layout the bundle was made with.
-	var project struct {
-		Layout []string `json:"layout"`
-	}
-	readYAMLLoose(t, filepath.Join(repo.Root(), "PROJECT"), &project)
-	if len(project.Layout) == 0 || a[annotationLayout] != project.Layout[0] {
-		t.Errorf("layout annotation %q, PROJECT layout %q", a[annotationLayout], project.Layout)
+	var project map[string]any
+	readYAML(t, filepath.Join(repo.Root(), "PROJECT"), &project)
+	if layout, _ := project["layout"].([]any); len(layout) == 0 || a[annotationLayout] != layout[0] {
+		t.Errorf("layout annotation %q, PROJECT layout %q", a[annotationLayout], project["layout"])
 	}
 	if got := b.CSV.Annotations["operators.operatorframework.io/builder"]; got != a[annotationBuilder] {
 		t.Errorf("CSV builder annotation %q, bundle metadata %q", got, a[annotationBuilder])
@@ -171,13 +170,4 @@ func TestScorecardConfigMatchesAnnotations(t *testing.T) {
 	if n == 0 {
 		t.Error("the scorecard configuration holds no test")
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,9 +1,11 @@
 package bundle
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -177,7 +179,7 @@ func TestWebhookDefinitionsAreConfigWebhooks(t *testing.T) {
 		if d.TargetPort == nil || *d.TargetPort != port.TargetPort {
 			t.Errorf("webhook %s: targetPort %v, want %s", d.GenerateName, d.TargetPort, port.TargetPort.String())
 		}
-		if !hasContainerPort(manager, port.TargetPort.IntVal) {
+		if !slices.ContainsFunc(manager.Ports, func(p corev1.ContainerPort) bool { return p.ContainerPort == port.TargetPort.IntVal }) {
 			t.Errorf("webhook %s: the manager container does not expose port %d", d.GenerateName, port.TargetPort.IntVal)
 		}
 	}
@@ -185,15 +187,6 @@ func TestWebhookDefinitionsAreConfigWebhooks(t *testing.T) {
 	if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
 		t.Errorf("CSV webhookdefinitions differ from config/webhook/manifests.yaml; run make bundle (-config +bundle):\n%s", diff)
 	}
-}
-
-func hasContainerPort(c corev1.Container, port int32) bool {
-	for _, p := range c.Ports {
-		if p.ContainerPort == port {
-			return true
-		}
-	}
-	return false
 }
 
 func asJSON(t *testing.T, v any) any {
@@ -319,29 +312,25 @@ func TestDescriptorsNameSchemaFields(t *testing.T) {
 			t.Errorf("owned CRD %s %s is not in the bundle", owned.Name, owned.Version)
 			continue
 		}
-		check := func(root string, paths []string) {
-			for _, p := range paths {
-				node := schema
-				for _, part := range append([]string{root}, strings.Split(p, ".")...) {
-					props, _ := node["properties"].(map[string]any)
-					next, ok := props[part].(map[string]any)
-					if !ok {
-						t.Errorf("%s descriptor %q: %s has no field %q", root, p, owned.Name, part)
-						break
-					}
-					node = next
-				}
-			}
-		}
-		var spec, status []string
+		var paths []string
 		for _, d := range owned.SpecDescriptors {
-			spec = append(spec, d.Path)
+			paths = append(paths, "spec."+d.Path)
 		}
 		for _, d := range owned.StatusDescriptors {
-			status = append(status, d.Path)
+			paths = append(paths, "status."+d.Path)
 		}
-		check("spec", spec)
-		check("status", status)
+		for _, p := range paths {
+			node := schema
+			for _, part := range strings.Split(p, ".") {
+				props, _ := node["properties"].(map[string]any)
+				next, ok := props[part].(map[string]any)
+				if !ok {
+					t.Errorf("descriptor %q: %s has no field %q", p, owned.Name, part)
+					break
+				}
+				node = next
+			}
+		}
 	}
 }
 
@@ -360,7 +349,7 @@ func TestIconIsConfigIcon(t *testing.T) {
 	if icon.MediaType != "image/svg+xml" {
 		t.Errorf("icon media type %q, want image/svg+xml", icon.MediaType)
 	}
-	if got := decodeBase64(t, icon.Data); got != string(want) {
-		t.Errorf("the CSV's icon is not config/manifests/icon.svg")
+	if got, err := base64.StdEncoding.DecodeString(icon.Data); err != nil || string(got) != string(want) {
+		t.Errorf("the CSV's icon is not config/manifests/icon.svg (%v)", err)
 	}
 }
