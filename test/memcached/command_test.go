@@ -134,9 +134,9 @@ func testCommandAgainst(t *testing.T, rel memcachedproc.Release) {
 	}
 }
 
-// runMemcached starts rel's memcached with cmd on the host, checks that it
-// serves, and returns the settings it reports.
-func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand.Settings {
+// serve starts rel's memcached with cmd on the host until the test ends,
+// and returns its address and a client of it.
+func serve(t *testing.T, rel memcachedproc.Release, cmd []string) (string, *memcache.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -145,7 +145,15 @@ func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = c.Close() }()
+	t.Cleanup(func() { _ = c.Close() })
+	return srv.Addr, c
+}
+
+// runMemcached starts rel's memcached with cmd on the host, checks that it
+// serves, and returns the settings it reports.
+func runMemcached(t *testing.T, rel memcachedproc.Release, cmd []string) operand.Settings {
+	t.Helper()
+	_, c := serve(t, rel, cmd)
 	if err := c.Set("k", []byte("v")); err != nil {
 		t.Fatalf("set: %v", err)
 	}

@@ -3,7 +3,6 @@ package memcached_test
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"math/big"
 	"net"
 	"os"
@@ -43,7 +42,6 @@ func newMemcached(t *testing.T, rel memcachedproc.Release) *memcached {
 	}
 }
 
-// startMemcached is newMemcached, started.
 // secretVolume writes c, issued by ca, as the kubelet writes a TLS Secret's
 // volume, in a directory of t's, and returns that directory.
 func secretVolume(t *testing.T, ca *certstest.CA, c certstest.Cert) string {
@@ -55,6 +53,7 @@ func secretVolume(t *testing.T, ca *certstest.CA, c certstest.Cert) string {
 	return dir
 }
 
+// startMemcached is newMemcached, started.
 func startMemcached(t *testing.T, rel memcachedproc.Release, dir string) *memcached {
 	t.Helper()
 	m := newMemcached(t, rel)
@@ -117,9 +116,7 @@ func answersVersion(ctx context.Context, plainAddr string) error {
 // servedSerial is the serial number of the certificate a new TLS
 // handshake with tlsAddr presents, verified against ca.
 func servedSerial(ctx context.Context, tlsAddr string, ca *certstest.CA) (*big.Int, error) {
-	pool := x509.NewCertPool()
-	pool.AddCert(ca.Certificate())
-	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: pool}}).DialContext(ctx, "tcp", tlsAddr)
+	conn, err := (&tls.Dialer{Config: &tls.Config{RootCAs: ca.Pool()}}).DialContext(ctx, "tcp", tlsAddr)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -107,15 +106,12 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	mc := startMemcached(t, rel, dir)
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial))
 
-	pool := x509.NewCertPool()
-	pool.AddCert(ca.Certificate())
-	client, err := memcache.DialTLS(ctx, mc.tlsAddr, &tls.Config{RootCAs: pool})
+	client, err := memcache.DialTLS(ctx, mc.tlsAddr, &tls.Config{RootCAs: ca.Pool()})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = client.Close() }()
 	g.Expect(client.Set("before", []byte("the renewal"))).To(Succeed())
 
 	sc := startSidecar(t, dir, mc.adminAddr)
-	logs := sc.logs
 	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(renewed))).To(Succeed())
 	g.Eventually(func() (*big.Int, error) { return servedSerial(ctx, mc.tlsAddr, ca) }).
 		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(renewed.Serial))
@@ -124,9 +120,9 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	// memcached may have loaded the renewed files in answer to a refresh
 	// the sidecar sent for the first ones, and the sidecar then sends
 	// another at its next tick: the log line comes when memcached answers.
-	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(
+	g.Eventually(sc.logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(
 		serialInLog(renewed.Serial) + " notAfter=" + renewed.NotAfter.UTC().Format(time.RFC3339)))
-	g.Expect(logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
+	g.Expect(sc.logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
 	g.Expect(memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)).To(And(
 		HaveField("SerialNumber", renewed.Serial.Text(16)), HaveField("NotAfter", renewed.NotAfter.UTC().Truncate(time.Second))),
 		"what the health server says memcached serves")

@@ -12,19 +12,11 @@ import (
 	"github.com/example-inc/memcached-operator/controllers/operand"
 	"github.com/example-inc/memcached-operator/controllers/warmup"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/memcachedproc"
-	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
 func TestReadCountsOfRealMemcached(t *testing.T) {
 	memcachedproc.ForEachRelease(t, func(t *testing.T, rel memcachedproc.Release) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv := rel.Run(t, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)))
-		c, err := memcache.Dial(ctx, srv.Addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = c.Close() }()
+		addr, c := serve(t, rel, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)))
 		for _, k := range []string{"a", "b", "c"} {
 			if err := c.Set(k, []byte("v")); err != nil {
 				t.Fatal(err)
@@ -33,7 +25,7 @@ func TestReadCountsOfRealMemcached(t *testing.T) {
 		for _, k := range []string{"a", "b", "x"} {
 			_, _ = c.Get(k)
 		}
-		got, err := warmup.Read(ctx, srv.Addr, 5*time.Second)
+		got, err := warmup.Read(t.Context(), addr, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
