@@ -2,6 +2,7 @@ package disconnected
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -16,7 +17,6 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/hack/repo"
@@ -39,7 +39,7 @@ var devBundleDir = filepath.Join(repo.Root(), "bundle")
 func TestReleaseBundleNamesEveryImageByDigest(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
-	dev := readCSV(t, devBundleDir)
+	dev, _ := readCSV(t, devBundleDir)
 	if len(dev.Spec.RelatedImages) == 0 {
 		t.Fatalf("%s lists no relatedImages", devBundleDir)
 	}
@@ -101,7 +101,7 @@ func TestReleaseBundleNamesEveryImageByDigest(t *testing.T) {
 	if r := m.Refused(); len(r) != 0 {
 		t.Errorf("the proxy refused %q: make bundle tried to reach a host that is not mirrored", r)
 	}
-	release := readCSV(t, releaseDir)
+	release, _ := readCSV(t, releaseDir)
 
 	// Every reference is by digest alone, and the digest is the pushed one.
 	// tagged maps each digest reference back to the tag it pins.
@@ -233,10 +233,10 @@ func canonical(ref string) string {
 // for byte.
 func compareWithDevBundle(t *testing.T, releaseDir string, tagged map[string]string) {
 	t.Helper()
-	want := readCSVObject(t, devBundleDir)
-	got := readCSVObject(t, releaseDir)
-	untag(got.Object, tagged)
-	if diff := cmp.Diff(want.Object, got.Object); diff != "" {
+	_, want := readCSV(t, devBundleDir)
+	_, got := readCSV(t, releaseDir)
+	untag(got, tagged)
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the release CSV differs from the committed one beyond its image references (-committed +release):\n%s", diff)
 	}
 
@@ -291,27 +291,19 @@ func untag(obj any, tagged map[string]string) any {
 	return obj
 }
 
-func readCSV(t *testing.T, bundleDir string) *v1alpha1.ClusterServiceVersion {
+// readCSV decodes the CSV of the bundle in bundleDir, as a CSV and as it is
+// written.
+func readCSV(t *testing.T, bundleDir string) (*v1alpha1.ClusterServiceVersion, map[string]any) {
 	t.Helper()
-	var csv v1alpha1.ClusterServiceVersion
-	readYAML(t, filepath.Join(bundleDir, releasebundle.CSVFile), &csv)
-	return &csv
-}
-
-func readCSVObject(t *testing.T, bundleDir string) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	readYAML(t, filepath.Join(bundleDir, releasebundle.CSVFile), &u.Object)
-	return u
-}
-
-func readYAML(t *testing.T, file string, out any) {
-	t.Helper()
+	file := filepath.Join(bundleDir, releasebundle.CSVFile)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(data, out); err != nil {
+	var csv v1alpha1.ClusterServiceVersion
+	var obj map[string]any
+	if err := errors.Join(yaml.Unmarshal(data, &csv), yaml.Unmarshal(data, &obj)); err != nil {
 		t.Fatalf("decoding %s: %v", file, err)
 	}
+	return &csv, obj
 }
