@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -223,17 +223,13 @@ func TestALMExamplesAreSamples(t *testing.T) {
 			want = append(want, u.Object)
 		}
 	}
-	byName := func(l []map[string]any) {
-		sort.Slice(l, func(i, j int) bool {
-			return (&unstructured.Unstructured{Object: l[i]}).GetName() < (&unstructured.Unstructured{Object: l[j]}).GetName()
-		})
-	}
-	byName(want)
-	byName(got)
 	if len(want) == 0 {
 		t.Fatal("config/samples holds no CR")
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	byName := cmpopts.SortSlices(func(a, b map[string]any) bool {
+		return (&unstructured.Unstructured{Object: a}).GetName() < (&unstructured.Unstructured{Object: b}).GetName()
+	})
+	if diff := cmp.Diff(want, got, byName); diff != "" {
 		t.Errorf("alm-examples differ from config/samples; run make bundle (-samples +alm-examples):\n%s", diff)
 	}
 	for _, crd := range csv.Spec.CustomResourceDefinitions.Owned {
