@@ -283,13 +283,9 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 2)
 
 		setSize(mc, 5)
-		Eventually(func(g Gomega) {
-			got := &cachev1.Memcached{}
-			g.Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
-			g.Expect(meta.FindStatusCondition(got.Status.Conditions, cachev1.ConditionProgressing)).To(Or(
-				condition(metav1.ConditionTrue, cachev1.ReasonScaling, "scaling to 5 pods"),
-				condition(metav1.ConditionFalse, cachev1.ReasonRolloutComplete, "5 pods up to date")))
-		}, timeout, interval).Should(Succeed())
+		Eventually(conditionOf(mc, cachev1.ConditionProgressing), timeout, interval).Should(Or(
+			condition(metav1.ConditionTrue, cachev1.ReasonScaling, "scaling to 5 pods"),
+			condition(metav1.ConditionFalse, cachev1.ReasonRolloutComplete, "5 pods up to date")))
 		eventuallyAvailable(mc, 5)
 
 		setSize(mc, 1)
@@ -326,8 +322,7 @@ var _ = Describe("Memcached reconciler", func() {
 		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment), event string) {
 			mc := createMemcached(watchedNS, gen.WithSize(2))
 			eventuallyAvailable(mc, 2)
-			d := &appsv1.Deployment{}
-			Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+			d := objectOf(Default, mc, &appsv1.Deployment{})
 			edit(d)
 			// An Update, as kubectl edit does: the edited fields change hands.
 			Expect(k8s.Update(ctx, d, client.FieldOwner("kubectl-edit"))).To(Succeed())
@@ -373,8 +368,7 @@ var _ = Describe("Memcached reconciler", func() {
 	It("leaves fields others own alone and does not flap", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
-		d := &appsv1.Deployment{}
-		Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+		d := objectOf(Default, mc, &appsv1.Deployment{})
 
 		before := reconciles()
 		patch := client.MergeFrom(d.DeepCopy())
@@ -426,8 +420,7 @@ var _ = Describe("Memcached reconciler", func() {
 			expectReportedOnce(mc, cachev1.ReasonNameInUse)
 			expectUntouched(obj)
 
-			got := &cachev1.Memcached{}
-			Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+			got := objectOf(Default, mc, &cachev1.Memcached{})
 			Expect(got.Status.ReadyReplicas).To(BeZero(), "their pods are not the Memcached's")
 			Expect(got.Status.Nodes).To(BeEmpty(), "their pods are not the Memcached's")
 			for _, o := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
@@ -478,12 +471,10 @@ var _ = Describe("Memcached reconciler", func() {
 		setSize(mc, 2)
 		Eventually(degradedOf(mc), timeout, interval).Should(nameInUse("PodDisruptionBudget", mc.Name))
 		expectUntouched(theirs)
-		got := &cachev1.Memcached{}
-		Expect(k8s.Get(ctx, key(mc), got)).To(Succeed())
+		got := objectOf(Default, mc, &cachev1.Memcached{})
 		Expect(got.Status.ReadyReplicas).To(Equal(int32(1)), "its own pod still serves")
 		Expect(got.Status.Nodes).To(HaveLen(1))
-		d := &appsv1.Deployment{}
-		Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
+		d := objectOf(Default, mc, &appsv1.Deployment{})
 		Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(1))), "nothing written while blocked")
 	})
 
