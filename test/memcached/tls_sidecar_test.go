@@ -1,7 +1,6 @@
 package memcached_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"log/slog"
@@ -9,11 +8,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
@@ -21,28 +20,10 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
-// logBuffer collects the sidecar's log lines for the test to read while it
-// runs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // sidecar is a running memcachedtls.Run.
 type sidecar struct {
-	logs *logBuffer
+	// logs collects its log lines for the test to read while it runs.
+	logs *gbytes.Buffer
 	// healthURL is the base URL of its health server, at healthAddr.
 	healthURL, healthAddr string
 }
@@ -56,7 +37,7 @@ func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
+	logs := gbytes.NewBuffer()
 	healthAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -80,11 +61,13 @@ func startSidecar(t *testing.T, dir, adminAddr string) sidecar {
 			t.Error("Run did not return within 5 s of its context's end")
 		}
 		if t.Failed() {
-			t.Logf("sidecar log:\n%s", logs)
+			t.Logf("sidecar log:\n%s", logs.Contents())
 		}
 	})
 	return sidecar{logs: logs, healthURL: "http://" + healthAddr, healthAddr: healthAddr}
 }
+
+func (s sidecar) log() string { return string(s.logs.Contents()) }
 
 // serialInLog is how the sidecar's log names a certificate it refreshed.
 func serialInLog(serial *big.Int) string { return "serial=" + serial.Text(16) }
@@ -120,9 +103,9 @@ func testRefreshesInPlace(t *testing.T, rel memcachedproc.Release) {
 	// memcached may have loaded the renewed files in answer to a refresh
 	// the sidecar sent for the first ones, and the sidecar then sends
 	// another at its next tick: the log line comes when memcached answers.
-	g.Eventually(sc.logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(
+	g.Eventually(sc.log).WithTimeout(5 * time.Second).Should(ContainSubstring(
 		serialInLog(renewed.Serial) + " notAfter=" + renewed.NotAfter.UTC().Format(time.RFC3339)))
-	g.Expect(sc.logs.String()).NotTo(ContainSubstring("PRIVATE KEY"))
+	g.Expect(sc.log()).NotTo(ContainSubstring("PRIVATE KEY"))
 	g.Expect(memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)).To(And(
 		HaveField("SerialNumber", renewed.Serial.Text(16)), HaveField("NotAfter", renewed.NotAfter.UTC().Truncate(time.Second))),
 		"what the health server says memcached serves")
@@ -141,24 +124,23 @@ func TestRunDoesNotSendAnUnusableSecret(t *testing.T) {
 	dir := secretVolume(t, ca, first)
 	mc := newMemcached(t, memcachedproc.Shipped())
 	sc := startSidecar(t, dir, mc.adminAddr)
-	logs := sc.logs
-	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring("connection refused"))
+	g.Eventually(sc.log).WithTimeout(5 * time.Second).Should(ContainSubstring("connection refused"))
 	_, err := memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)
 	g.Expect(err).To(MatchError(ContainSubstring("503 Service Unavailable: no certificate handed to memcached yet")))
 	mc.start(t, dir)
 	// The first refresh after a start is sent even though the files are
 	// those memcached started with.
-	g.Eventually(logs.String).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.Serial)))
+	g.Eventually(sc.log).WithTimeout(5 * time.Second).Should(ContainSubstring(serialInLog(first.Serial)))
 
 	broken := ca.SecretData(renewed)
 	broken[memcachedtls.KeyFile] = other.KeyPEM
 	g.Expect(certstest.WriteSecretVolume(dir, broken)).To(Succeed())
-	g.Eventually(logs.String).WithTimeout(5 * time.Second).
+	g.Eventually(sc.log).WithTimeout(5 * time.Second).
 		Should(ContainSubstring(`Secret \"web-tls\": tls.key does not match the certificate in tls.crt`))
 	g.Expect(servedSerial(ctx, mc.tlsAddr, ca)).To(Equal(first.Serial), "memcached's certificate after an unusable Secret")
 	g.Expect(memcachedtls.ReadServed(ctx, http.DefaultClient, sc.healthAddr)).To(HaveField("SerialNumber", first.Serial.Text(16)),
 		"what the health server says memcached serves after an unusable Secret")
-	g.Consistently(func() int { return strings.Count(logs.String(), "does not match") }).
+	g.Consistently(func() int { return strings.Count(sc.log(), "does not match") }).
 		WithTimeout(300*time.Millisecond).WithPolling(50*time.Millisecond).Should(Equal(1), "a problem is logged once, not at every tick")
 
 	g.Expect(certstest.WriteSecretVolume(dir, ca.SecretData(renewed))).To(Succeed())
