@@ -195,10 +195,7 @@ func celRequirements(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition
 		for _, node := range ruleNodes(root, "", true) {
 			// oldest[i] is the oldest compatibility minor from which rule i
 			// compiles up to newest; newest+1 while it fails at newest.
-			oldest := make([]int, len(node.schema.XValidations))
-			for i := range oldest {
-				oldest[i] = newest + 1
-			}
+			oldest := slices.Repeat([]int{newest + 1}, len(node.schema.XValidations))
 			for m := newest; m >= oldestCELCompatibility; m-- {
 				results, err := crdcel.Compile(node.schema, node.declType, celconfig.PerCallLimit,
 					environment.MustBaseEnvSet(version.MajorMinor(1, uint(m))), crdcel.NewExpressionsEnvLoader())

@@ -42,15 +42,10 @@ var _ = Describe("Platform detection", Ordered, func() {
 				}},
 			},
 		}
-		_, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-			CRDs: []*apiextensionsv1.CustomResourceDefinition{scc},
-		})
+		crds := envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{scc}}
+		_, err := envtest.InstallCRDs(cluster.RestConfig(), crds)
 		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() {
-			Expect(envtest.UninstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
-				CRDs: []*apiextensionsv1.CustomResourceDefinition{scc},
-			})).To(Succeed())
-		})
+		DeferCleanup(func() { Expect(envtest.UninstallCRDs(cluster.RestConfig(), crds)).To(Succeed()) })
 		Eventually(detect, timeout, interval).Should(Equal(controllers.PlatformOpenShift))
 	})
 })
