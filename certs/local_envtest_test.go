@@ -1,17 +1,16 @@
 package certs_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -131,22 +130,11 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 // (t.Log cannot be the sink: controller-runtime may still log after the test
 // has returned.)
 func logToTest(t *testing.T) {
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	logf.SetLogger(zap.New(zap.WriteTo(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	})), zap.UseDevMode(true)))
+	buf := gbytes.NewBuffer()
+	logf.SetLogger(zap.New(zap.WriteTo(buf), zap.UseDevMode(true)))
 	t.Cleanup(func() {
 		if t.Failed() {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Log(buf.String())
+			t.Log(string(buf.Contents()))
 		}
 	})
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -10,34 +10,27 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/onsi/gomega"
 )
 
 func TestLocalPKIIsMadeOnceAndReused(t *testing.T) {
+	g := NewWithT(t)
 	dir := filepath.Join(t.TempDir(), "webhook-certs")
 	now := time.Now()
 
 	first, reason, err := loadOrCreateLocalPKI(dir, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reason == "" {
-		t.Fatal("first run: reused files that did not exist")
-	}
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(reason).NotTo(BeEmpty(), "first run: reused files that did not exist")
 	second, reason, err := loadOrCreateLocalPKI(dir, now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reason != "" {
-		t.Fatalf("second run made new certificates: %s", reason)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(reason).To(BeEmpty(), "second run made new certificates")
 	if !bytes.Equal(first.caPEM, second.caPEM) || !bytes.Equal(first.certPEM, second.certPEM) || !bytes.Equal(first.keyPEM, second.keyPEM) {
 		t.Fatal("second run returned other certificates")
 	}
 	for name, mode := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, KeyFile): 0o600} {
 		fi, err := os.Stat(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g.Expect(err).NotTo(HaveOccurred())
 		if fi.Mode().Perm() != mode {
 			t.Errorf("%s: mode %v, want %v", name, fi.Mode().Perm(), mode)
 		}
@@ -48,18 +41,13 @@ func TestLocalPKIIsMadeOnceAndReused(t *testing.T) {
 }
 
 func TestLocalPKICertificate(t *testing.T) {
+	g := NewWithT(t)
 	pki, err := newLocalPKI(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	ca, err := parseCertificatePEM(pki.caPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	leaf, err := parseCertificatePEM(pki.certPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	if !ca.IsCA || leaf.IsCA {
 		t.Fatalf("IsCA: CA %v, serving certificate %v", ca.IsCA, leaf.IsCA)
 	}
@@ -87,14 +75,11 @@ func TestLocalPKICertificate(t *testing.T) {
 // A local cluster's controller manager signs with the CA's key: it must be
 // the key of the CA's certificate.
 func TestCAKeyPEMIsTheCertificatesKey(t *testing.T) {
+	g := NewWithT(t)
 	ca, err := NewCA("test CA", time.Now(), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	keyPEM, err := ca.KeyPEM()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	if _, err := tls.X509KeyPair(ca.CertPEM, keyPEM); err != nil {
 		t.Errorf("the CA's certificate and KeyPEM do not pair: %v", err)
 	}
@@ -105,40 +90,37 @@ func TestCAKeyPEMIsTheCertificatesKey(t *testing.T) {
 // close to expiry.
 func TestLocalPKIIsMadeAgainWhenUnusable(t *testing.T) {
 	other, err := newLocalPKI(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	tests := []struct {
-		name   string
+		name string
+		// damage, if set, changes the kept files.
 		damage func(t *testing.T, dir string)
 		later  time.Duration
 		remade bool
 	}{
-		{name: "intact", damage: func(*testing.T, string) {}, remade: false},
-		{name: "intact, a day later", damage: func(*testing.T, string) {}, later: 24 * time.Hour, remade: false},
+		{name: "intact", remade: false},
+		{name: "intact, a day later", later: 24 * time.Hour, remade: false},
 		{name: "key missing", damage: remove(KeyFile), remade: true},
 		{name: "CA missing", damage: remove(CAFile), remade: true},
 		{name: "certificate damaged", damage: overwrite(CertFile, []byte("not PEM")), remade: true},
 		{name: "key of another certificate", damage: overwrite(KeyFile, other.keyPEM), remade: true},
 		{name: "another CA", damage: overwrite(CAFile, other.caPEM), remade: true},
 		{name: "CA file holds the serving certificate", damage: overwrite(CAFile, other.certPEM), remade: true},
-		{name: "certificate expires within the renewal window", damage: func(*testing.T, string) {}, later: localCertValidity - localRenewBefore + time.Hour, remade: true},
-		{name: "certificate expired", damage: func(*testing.T, string) {}, later: 2 * localCertValidity, remade: true},
+		{name: "certificate expires within the renewal window", later: localCertValidity - localRenewBefore + time.Hour, remade: true},
+		{name: "certificate expired", later: 2 * localCertValidity, remade: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
 			dir := t.TempDir()
 			now := time.Now()
 			before, _, err := loadOrCreateLocalPKI(dir, now)
-			if err != nil {
-				t.Fatal(err)
+			g.Expect(err).NotTo(HaveOccurred())
+			if tt.damage != nil {
+				tt.damage(t, dir)
 			}
-			tt.damage(t, dir)
-
 			after, reason, err := loadOrCreateLocalPKI(dir, now.Add(tt.later))
-			if err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(err).NotTo(HaveOccurred())
 			if remade := reason != ""; remade != tt.remade {
 				t.Fatalf("remade = %v (%q), want %v", remade, reason, tt.remade)
 			}
@@ -157,17 +139,13 @@ func TestLocalPKIIsMadeAgainWhenUnusable(t *testing.T) {
 
 func remove(name string) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		NewWithT(t).Expect(os.Remove(filepath.Join(dir, name))).To(Succeed())
 	}
 }
 
 func overwrite(name string, data []byte) func(*testing.T, string) {
 	return func(t *testing.T, dir string) {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		NewWithT(t).Expect(os.WriteFile(filepath.Join(dir, name), data, 0o600)).To(Succeed())
 	}
 }
 
@@ -176,29 +154,22 @@ func overwrite(name string, data []byte) func(*testing.T, string) {
 // trust a CA or key they planted.
 func TestLocalPKIFilesStayPrivate(t *testing.T) {
 	planted, err := newLocalPKI(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	// link plants a symbolic link at dir/name to victim, a file others can
 	// read.
 	link := func(name string) func(t *testing.T, dir, victim string) {
 		return func(t *testing.T, dir, victim string) {
-			if err := os.Symlink(victim, filepath.Join(dir, name)); err != nil {
-				t.Fatal(err)
-			}
+			NewWithT(t).Expect(os.Symlink(victim, filepath.Join(dir, name))).To(Succeed())
 		}
 	}
 	// plant writes a whole CA, certificate and key into dir, as another
 	// user could if the files were open to them.
 	plant := func(mode os.FileMode) func(t *testing.T, dir, victim string) {
 		return func(t *testing.T, dir, _ string) {
+			g := NewWithT(t)
 			for name, data := range map[string][]byte{CAFile: planted.caPEM, CertFile: planted.certPEM, KeyFile: planted.keyPEM} {
-				if err := os.WriteFile(filepath.Join(dir, name), data, mode); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
-					t.Fatal(err)
-				}
+				g.Expect(os.WriteFile(filepath.Join(dir, name), data, mode)).To(Succeed())
+				g.Expect(os.Chmod(filepath.Join(dir, name), mode)).To(Succeed())
 			}
 		}
 	}
@@ -232,21 +203,16 @@ func TestLocalPKIFilesStayPrivate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
 			victim := filepath.Join(t.TempDir(), "readable-by-all")
-			if err := os.WriteFile(victim, []byte("victim"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(os.WriteFile(victim, []byte("victim"), 0o644)).To(Succeed())
 			dir := filepath.Join(t.TempDir(), "webhook-certs")
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(os.Mkdir(dir, 0o700)).To(Succeed())
 			if tt.setup != nil {
 				tt.setup(t, dir, victim)
 			}
 			// After setup, and past the umask.
-			if err := os.Chmod(dir, tt.dirMode); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(os.Chmod(dir, tt.dirMode)).To(Succeed())
 
 			pki, reason, err := loadOrCreateLocalPKI(dir, time.Now())
 			if tt.wantErr != "" {
@@ -255,9 +221,7 @@ func TestLocalPKIFilesStayPrivate(t *testing.T) {
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(err).NotTo(HaveOccurred())
 			if reason == "" {
 				t.Error("reused what it found")
 			}
@@ -269,9 +233,7 @@ func TestLocalPKIFilesStayPrivate(t *testing.T) {
 			}
 			for _, name := range []string{CAFile, CertFile, KeyFile} {
 				fi, err := os.Lstat(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
+				g.Expect(err).NotTo(HaveOccurred())
 				if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 					t.Errorf("%s: mode %v, want a regular file of mode 0600", name, fi.Mode())
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -16,15 +17,12 @@ import (
 // The generated manifests become configurations on this host that differ
 // from them only in name and clientConfig.
 func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
+	g := NewWithT(t)
 	manifests, err := os.ReadFile(filepath.Join(repo.WebhookDir(), "manifests.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	ca := []byte("-----BEGIN CERTIFICATE-----\nlocal CA\n-----END CERTIFICATE-----\n")
 	objs, err := localWebhookConfigurations(manifests, LocalWebhookURL(19443), ca)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 
 	type hook struct{ name, url string }
 	var mutating []hook
@@ -41,9 +39,7 @@ func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
 		switch u.GetKind() {
 		case "MutatingWebhookConfiguration":
 			var m admissionregistrationv1.MutatingWebhookConfiguration
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &m); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &m)).To(Succeed())
 			for _, w := range m.Webhooks {
 				mutating = append(mutating, hook{w.Name, *w.ClientConfig.URL})
 				ccs = append(ccs, w.ClientConfig)
@@ -51,9 +47,7 @@ func TestLocalWebhookConfigurationsFromGeneratedManifests(t *testing.T) {
 			}
 		case "ValidatingWebhookConfiguration":
 			var v admissionregistrationv1.ValidatingWebhookConfiguration
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &v); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &v)).To(Succeed())
 			for _, w := range v.Webhooks {
 				validating = append(validating, hook{w.Name, *w.ClientConfig.URL})
 				ccs = append(ccs, w.ClientConfig)

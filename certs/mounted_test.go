@@ -82,19 +82,33 @@ func servedCertificate(addr string) (*x509.Certificate, error) {
 // A renewed Secret reaches the server without a restart: kubelet swaps the
 // volume's files, and the next handshake presents the new certificate. For
 // both servers that serve a mounted certificate: the webhook server's and,
-// with --metrics-cert-path, the metrics server's.
+// with --metrics-cert-path, the metrics server's. Files written in place
+// (not through a symlink swap) are picked up too.
 func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
-	for name, newSource := range map[string]func(dir string) (certs.Source, error){
-		"webhook": func(dir string) (certs.Source, error) { return certs.NewWebhookSource(certs.WebhookOptions{Dir: dir}) },
-		"metrics": func(dir string) (certs.Source, error) { return certs.NewMetricsSource(dir, logr.Discard()) },
+	swap := func(dir string, files map[string][]byte) error { return certstest.WriteSecretVolume(dir, files) }
+	for _, tt := range []struct {
+		name      string
+		newSource func(dir string) (certs.Source, error)
+		write     func(dir string, files map[string][]byte) error
+	}{
+		{"webhook", func(dir string) (certs.Source, error) { return certs.NewWebhookSource(certs.WebhookOptions{Dir: dir}) }, swap},
+		{"metrics", func(dir string) (certs.Source, error) { return certs.NewMetricsSource(dir, logr.Discard()) }, swap},
+		{"rewritten in place", func(dir string) (certs.Source, error) { return certs.NewMounted(dir) }, func(dir string, files map[string][]byte) error {
+			for name, data := range files {
+				if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			dir := t.TempDir()
 			first, firstSerial := newKeyPair(t, "webhook-service.system.svc")
-			g.Expect(certstest.WriteSecretVolume(dir, first)).To(Succeed())
+			g.Expect(tt.write(dir, first)).To(Succeed())
 
-			src, err := newSource(dir)
+			src, err := tt.newSource(dir)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(src.NeedLeaderElection()).To(BeFalse())
 			addr := startAndServe(t, src)
@@ -102,35 +116,13 @@ func TestMountedSourceReloadsRenewedCertificate(t *testing.T) {
 
 			for i := range 2 { // twice: the watch must survive a swap
 				renewed, renewedSerial := newKeyPair(t, "webhook-service.system.svc")
-				g.Expect(certstest.WriteSecretVolume(dir, renewed)).To(Succeed())
+				g.Expect(tt.write(dir, renewed)).To(Succeed())
 				g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
 					WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).
 					Should(Equal(renewedSerial), "renewal %d", i+1)
 			}
 		})
 	}
-}
-
-// Files written in place (not through a symlink swap) are picked up too.
-func TestMountedSourceReloadsRewrittenFiles(t *testing.T) {
-	g := NewWithT(t)
-	dir := t.TempDir()
-	write := func(files map[string][]byte) {
-		for name, data := range files {
-			g.Expect(os.WriteFile(filepath.Join(dir, name), data, 0o600)).To(Succeed())
-		}
-	}
-	first, firstSerial := newKeyPair(t, "a")
-	write(first)
-	src, err := certs.NewMounted(dir)
-	g.Expect(err).NotTo(HaveOccurred())
-	addr := startAndServe(t, src)
-	g.Expect(servedSerial(addr)).To(Equal(firstSerial))
-
-	second, secondSerial := newKeyPair(t, "b")
-	write(second)
-	g.Eventually(func() (*big.Int, error) { return servedSerial(addr) }).
-		WithTimeout(15 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(secondSerial))
 }
 
 func TestNewMountedFailsClearly(t *testing.T) {
@@ -150,9 +142,7 @@ func TestNewMountedFailsClearly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for name, data := range tt.files {
-				if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				NewWithT(t).Expect(os.WriteFile(filepath.Join(dir, name), data, 0o600)).To(Succeed())
 			}
 			_, err := certs.NewMounted(dir)
 			if err == nil {

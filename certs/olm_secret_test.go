@@ -74,11 +74,12 @@ func TestKeepOLMSecret(t *testing.T) {
 		return s
 	}
 	rsOwner := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}
-	keep := func(p *corev1.Pod) error {
+	keepAt := func(p *corev1.Pod, mountPath string) error {
 		return certs.KeepOLMSecret(ctx, certs.OLMSecretOptions{
-			Reader: c, Writer: c, PodNamespace: ns, PodName: p.Name, MountPath: dir, Log: ctrl.Log,
+			Reader: c, Writer: c, PodNamespace: ns, PodName: p.Name, MountPath: mountPath, Log: ctrl.Log,
 		})
 	}
+	keep := func(p *corev1.Pod) error { return keepAt(p, dir) }
 	owners := func(s *corev1.Secret) ([]metav1.OwnerReference, string) {
 		got := &corev1.Secret{}
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(s), got)).To(Succeed())
@@ -100,24 +101,12 @@ func TestKeepOLMSecret(t *testing.T) {
 	// a Secret OLM did not make (cert-manager's) is left alone.
 	{
 		s := secret("cert-manager-cert")
-		p := pod("cert-manager", s.Name, rsOwner)
-		g.Expect(keep(p)).To(Succeed())
+		g.Expect(keep(pod("cert-manager", s.Name, rsOwner))).To(Succeed())
 		refs, _ := owners(s)
 		g.Expect(refs).To(BeEmpty())
 	}
 	// a pod no ReplicaSet controls is an error.
-	{
-		s := secret("bare-cert", csvOwner)
-		p := pod("bare", s.Name, nil)
-		g.Expect(keep(p)).To(MatchError(ContainSubstring("not controlled by a ReplicaSet")))
-	}
+	g.Expect(keep(pod("bare", secret("bare-cert", csvOwner).Name, nil))).To(MatchError(ContainSubstring("not controlled by a ReplicaSet")))
 	// a pod mounting no Secret there is an error.
-	{
-		p := pod("no-mount", "x", rsOwner)
-		p.Spec.Volumes = nil
-		err := certs.KeepOLMSecret(ctx, certs.OLMSecretOptions{
-			Reader: c, Writer: c, PodNamespace: ns, PodName: p.Name, MountPath: "/elsewhere", Log: ctrl.Log,
-		})
-		g.Expect(err).To(MatchError(ContainSubstring("mounts no Secret at /elsewhere")))
-	}
+	g.Expect(keepAt(pod("no-mount", "x", rsOwner), "/elsewhere")).To(MatchError(ContainSubstring("mounts no Secret at /elsewhere")))
 }

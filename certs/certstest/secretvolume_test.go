@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	. "github.com/onsi/gomega"
 )
 
 func TestWriteSecretVolumeSwapsTheWholeSet(t *testing.T) {
@@ -14,9 +16,7 @@ func TestWriteSecretVolumeSwapsTheWholeSet(t *testing.T) {
 		{"tls.crt": []byte("cert 3"), "tls.key": []byte("key 3")},
 	}
 	for i, data := range steps {
-		if err := WriteSecretVolume(dir, data); err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
+		NewWithT(t).Expect(WriteSecretVolume(dir, data)).To(Succeed(), "step %d", i)
 		for key, want := range data {
 			got, err := os.ReadFile(filepath.Join(dir, key))
 			if err != nil || string(got) != string(want) {
@@ -28,9 +28,7 @@ func TestWriteSecretVolumeSwapsTheWholeSet(t *testing.T) {
 			}
 		}
 		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		NewWithT(t).Expect(err).NotTo(HaveOccurred())
 		// The keys, ..data and exactly one timestamped directory.
 		if len(entries) != len(data)+2 {
 			var names []string

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
+
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
 )
@@ -65,12 +67,9 @@ func TestCheck(t *testing.T) {
 		{name: "tls.key cannot be read", data: data(valid, nil), after: func(t *testing.T, dir string) {
 			// Root reads any file whatever its mode; nobody reads a directory.
 			link := filepath.Join(dir, key)
-			if err := os.Remove(link); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Mkdir(link, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			g := NewWithT(t)
+			g.Expect(os.Remove(link)).To(Succeed())
+			g.Expect(os.Mkdir(link, 0o755)).To(Succeed())
 		}, reason: memcachedtls.ReasonUnreadable, message: `Secret "web-tls": tls.key cannot be read: is a directory`},
 		{name: "tls.crt is not PEM", data: data(valid, map[string][]byte{crt: garbage}),
 			reason: memcachedtls.ReasonNoPEM, message: `Secret "web-tls": tls.crt holds no PEM certificate`},
@@ -96,9 +95,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tls")
-			if err := certstest.WriteSecretVolume(dir, maps.Clone(tt.data)); err != nil {
-				t.Fatal(err)
-			}
+			NewWithT(t).Expect(certstest.WriteSecretVolume(dir, maps.Clone(tt.data))).To(Succeed())
 			if tt.after != nil {
 				tt.after(t, dir)
 			}

@@ -30,7 +30,8 @@ type reviewCounter struct {
 	underWay, maxUnderWay int
 }
 
-func (c *reviewCounter) begin(subject string) {
+// begin counts a review of subject under way until the returned end.
+func (c *reviewCounter) begin(subject string) (end func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.calls == nil {
@@ -39,12 +40,7 @@ func (c *reviewCounter) begin(subject string) {
 	c.calls[subject]++
 	c.underWay++
 	c.maxUnderWay = max(c.maxUnderWay, c.underWay)
-}
-
-func (c *reviewCounter) end() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.underWay--
+	return func() { c.mu.Lock(); c.underWay--; c.mu.Unlock() }
 }
 
 // of is the number of reviews of subject; "" counts them all.
@@ -88,8 +84,7 @@ type fakeTokens struct {
 }
 
 func (f *fakeTokens) Create(_ context.Context, r *authenticationv1.TokenReview, _ metav1.CreateOptions) (*authenticationv1.TokenReview, error) {
-	f.begin(r.Spec.Token)
-	defer f.end()
+	defer f.begin(r.Spec.Token)()
 	f.wait(r.Spec.Token)
 	if f.err != nil {
 		return nil, f.err
@@ -114,8 +109,7 @@ type fakeAccess struct {
 }
 
 func (f *fakeAccess) Create(_ context.Context, r *authorizationv1.SubjectAccessReview, _ metav1.CreateOptions) (*authorizationv1.SubjectAccessReview, error) {
-	f.begin(r.Spec.User)
-	defer f.end()
+	defer f.begin(r.Spec.User)()
 	f.wait(r.Spec.User)
 	f.lastMu.Lock()
 	f.last = r.Spec
@@ -149,6 +143,12 @@ func readerTokens() *fakeTokens {
 
 func readerAccess() *fakeAccess { return &fakeAccess{allowed: map[string]bool{"reader": true}} }
 
+// get scrapes with token as a GET does and says what came back.
+func get(g *gate, token string) int {
+	code, _ := scrape(g, http.MethodGet, "Bearer "+token)
+	return code
+}
+
 // scrape sends one request through the gate and says what came back and
 // whether it reached the metrics handler.
 func scrape(g *gate, method, authorization string) (code int, reached bool) {
@@ -168,30 +168,30 @@ func TestStatusCodes(t *testing.T) {
 	allowedAndDenied := &authorizationv1.SubjectAccessReviewStatus{Allowed: true, Denied: true}
 	denied := &authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "a deny rule"}
 	tests := []struct {
+		// method is GET unless set.
 		name, method, authorization string
 		tokenErr, accessErr         error
 		accessStatus                *authorizationv1.SubjectAccessReviewStatus
 		want                        int
 	}{
-		{name: "reader", method: http.MethodGet, authorization: "Bearer reader-token", want: http.StatusOK},
-		{name: "scheme in lower case", method: http.MethodGet, authorization: "bearer reader-token", want: http.StatusOK},
-		{name: "no header", method: http.MethodGet, want: http.StatusUnauthorized},
-		{name: "basic auth", method: http.MethodGet, authorization: "Basic cmVhZGVyOng=", want: http.StatusUnauthorized},
-		{name: "empty token", method: http.MethodGet, authorization: "Bearer ", want: http.StatusUnauthorized},
-		{name: "forged token", method: http.MethodGet, authorization: "Bearer forged", want: http.StatusUnauthorized},
-		{name: "authenticated, not allowed", method: http.MethodGet, authorization: "Bearer stranger-token", want: http.StatusForbidden},
+		{name: "reader", authorization: "Bearer reader-token", want: http.StatusOK},
+		{name: "scheme in lower case", authorization: "bearer reader-token", want: http.StatusOK},
+		{name: "no header", want: http.StatusUnauthorized},
+		{name: "basic auth", authorization: "Basic cmVhZGVyOng=", want: http.StatusUnauthorized},
+		{name: "empty token", authorization: "Bearer ", want: http.StatusUnauthorized},
+		{name: "forged token", authorization: "Bearer forged", want: http.StatusUnauthorized},
+		{name: "authenticated, not allowed", authorization: "Bearer stranger-token", want: http.StatusForbidden},
 		{name: "reader, but a verb the role lacks", method: http.MethodPost, authorization: "Bearer reader-token", want: http.StatusForbidden},
-		{name: "the token review fails", method: http.MethodGet, authorization: "Bearer reader-token", tokenErr: errors.New("down"),
-			want: http.StatusInternalServerError},
-		{name: "the access review fails", method: http.MethodGet, authorization: "Bearer reader-token", accessErr: errors.New("down"),
-			want: http.StatusInternalServerError},
-		{name: "the access review denies and allows", method: http.MethodGet, authorization: "Bearer reader-token",
-			accessStatus: allowedAndDenied, want: http.StatusForbidden},
-		{name: "the access review denies", method: http.MethodGet, authorization: "Bearer reader-token",
-			accessStatus: denied, want: http.StatusForbidden},
+		{name: "the token review fails", authorization: "Bearer reader-token", tokenErr: errors.New("down"), want: http.StatusInternalServerError},
+		{name: "the access review fails", authorization: "Bearer reader-token", accessErr: errors.New("down"), want: http.StatusInternalServerError},
+		{name: "the access review denies and allows", authorization: "Bearer reader-token", accessStatus: allowedAndDenied, want: http.StatusForbidden},
+		{name: "the access review denies", authorization: "Bearer reader-token", accessStatus: denied, want: http.StatusForbidden},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.method == "" {
+				tt.method = http.MethodGet
+			}
 			tokens := readerTokens()
 			tokens.err = tt.tokenErr
 			access := readerAccess()
@@ -213,7 +213,7 @@ func TestAnswersAreRememberedForTheirTTL(t *testing.T) {
 	g, clock := newTestGate(tokens, access)
 
 	for range 3 {
-		if got, _ := scrape(g, http.MethodGet, "Bearer reader-token"); got != http.StatusOK {
+		if got := get(g, "reader-token"); got != http.StatusOK {
 			t.Fatalf("status %d", got)
 		}
 	}
@@ -226,31 +226,31 @@ func TestAnswersAreRememberedForTheirTTL(t *testing.T) {
 
 	// The token's review expires first; the decision is still remembered.
 	clock.add(tokenTTL)
-	scrape(g, http.MethodGet, "Bearer reader-token")
+	get(g, "reader-token")
 	if tokens.of("") != 2 || access.of("") != 1 {
 		t.Errorf("after %s: %d token and %d access reviews, want 2 and 1", tokenTTL, tokens.of(""), access.of(""))
 	}
 	clock.add(allowTTL)
-	scrape(g, http.MethodGet, "Bearer reader-token")
+	get(g, "reader-token")
 	if access.of("") != 2 {
 		t.Errorf("after %s: %d access reviews, want 2", allowTTL, access.of(""))
 	}
 
 	// A denial is remembered for less time than an allowance.
-	scrape(g, http.MethodGet, "Bearer stranger-token")
-	scrape(g, http.MethodGet, "Bearer stranger-token")
+	get(g, "stranger-token")
+	get(g, "stranger-token")
 	if access.of("") != 3 {
 		t.Fatalf("%d access reviews, want 3", access.of(""))
 	}
 	clock.add(denyTTL)
 	access.allowed["stranger"] = true
-	if got, _ := scrape(g, http.MethodGet, "Bearer stranger-token"); got != http.StatusOK {
+	if got := get(g, "stranger-token"); got != http.StatusOK {
 		t.Errorf("a binding made after a denial is not seen %s later: status %d", denyTTL, got)
 	}
 
 	// A token refused once is refused from memory until its TTL is out.
-	scrape(g, http.MethodGet, "Bearer forged")
-	scrape(g, http.MethodGet, "Bearer forged")
+	get(g, "forged")
+	get(g, "forged")
 	if n := tokens.of("forged"); n != 1 {
 		t.Errorf("two requests with one forged token made %d reviews, want 1", n)
 	}
@@ -261,7 +261,7 @@ func TestAnswersAreRememberedForTheirTTL(t *testing.T) {
 	delete(tokens.users, "reader-token")
 	before := tokens.of("reader-token")
 	for range 2 {
-		if got, _ := scrape(g, http.MethodGet, "Bearer reader-token"); got != http.StatusUnauthorized {
+		if got := get(g, "reader-token"); got != http.StatusUnauthorized {
 			t.Errorf("a revoked token: status %d, want 401", got)
 		}
 	}
@@ -275,9 +275,9 @@ func TestAnswersAreRememberedForTheirTTL(t *testing.T) {
 func TestCacheIsBounded(t *testing.T) {
 	tokens := readerTokens()
 	g, _ := newTestGate(tokens, readerAccess())
-	scrape(g, http.MethodGet, "Bearer reader-token")
+	get(g, "reader-token")
 	for i := range 3 * maxEntries {
-		scrape(g, http.MethodGet, "Bearer forged-"+strconv.Itoa(i))
+		get(g, "forged-"+strconv.Itoa(i))
 	}
 	if n := len(g.refused.entries); n > maxEntries {
 		t.Errorf("%d remembered tokens, want at most %d", n, maxEntries)
@@ -285,7 +285,7 @@ func TestCacheIsBounded(t *testing.T) {
 	if n := tokens.of(""); n != 3*maxEntries+1 {
 		t.Errorf("%d token reviews for %d different tokens", n, 3*maxEntries+1)
 	}
-	if got, _ := scrape(g, http.MethodGet, "Bearer reader-token"); got != http.StatusOK || tokens.of("reader-token") != 1 {
+	if got := get(g, "reader-token"); got != http.StatusOK || tokens.of("reader-token") != 1 {
 		t.Errorf("after the flood the reader got %d and made %d reviews, want 200 from the one it made before",
 			got, tokens.of("reader-token"))
 	}
@@ -337,20 +337,13 @@ func TestForgedTokenFloodLeavesScraperAlone(t *testing.T) {
 	tokens, access := readerTokens(), readerAccess()
 	tokens.held = held{hold: func(token string) bool { return token != "reader-token" }, release: make(chan struct{})}
 	gate, clock := newTestGate(tokens, access)
-	readerScrape := func() int {
-		code, _ := scrape(gate, http.MethodGet, "Bearer reader-token")
-		return code
-	}
-	g.Expect(readerScrape()).To(Equal(http.StatusOK))
+	g.Expect(get(gate, "reader-token")).To(Equal(http.StatusOK))
 
 	const flood = 4 * maxEntries
 	codes := make(chan int, flood)
 	var wg sync.WaitGroup
 	for i := range flood {
-		wg.Go(func() {
-			code, _ := scrape(gate, http.MethodGet, "Bearer forged-"+strconv.Itoa(i))
-			codes <- code
-		})
+		wg.Go(func() { codes <- get(gate, "forged-"+strconv.Itoa(i)) })
 	}
 	// The API server holds the flood's reviews: as many as the gate lets
 	// through are under way, and the rest of the flood has been turned away.
@@ -359,10 +352,10 @@ func TestForgedTokenFloodLeavesScraperAlone(t *testing.T) {
 	underWay, _ := tokens.underWayNow()
 	g.Expect(underWay).To(Equal(maxNewTokenReviews))
 
-	g.Expect(readerScrape()).To(Equal(http.StatusOK))
+	g.Expect(get(gate, "reader-token")).To(Equal(http.StatusOK))
 	g.Expect(tokens.of("reader-token")).To(Equal(1), "the cached scraper was reviewed again")
 	clock.add(tokenTTL)
-	g.Expect(readerScrape()).To(Equal(http.StatusOK),
+	g.Expect(get(gate, "reader-token")).To(Equal(http.StatusOK),
 		"the scraper's expired token was held back by the flood")
 	g.Expect(tokens.of("reader-token")).To(Equal(2))
 
@@ -379,7 +372,7 @@ func TestForgedTokenFloodLeavesScraperAlone(t *testing.T) {
 	// The flood's reviews, and the scraper's past them.
 	g.Expect(maxUnderWay).To(Equal(maxNewTokenReviews + 1))
 
-	g.Expect(readerScrape()).To(Equal(http.StatusOK))
+	g.Expect(get(gate, "reader-token")).To(Equal(http.StatusOK))
 	g.Expect(tokens.of("reader-token")).To(Equal(2), "the flood pushed the scraper's token out")
 	g.Expect(access.of("")).To(Equal(1))
 }
@@ -401,8 +394,7 @@ func TestConcurrentScrapesShareReviews(t *testing.T) {
 	for range scrapers {
 		wg.Go(func() {
 			<-start
-			code, _ := scrape(gate, http.MethodGet, "Bearer reader-token")
-			codes <- code
+			codes <- get(gate, "reader-token")
 		})
 	}
 	close(start)

@@ -3,11 +3,11 @@ package tlsprofile
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"slices"
 	"strings"
 	"testing"
 
+	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
@@ -84,19 +84,16 @@ func TestServingFollowsProfile(t *testing.T) {
 // Overrides win over the profile: a TLS 1.3 minimum over Intermediate, a
 // suite list over Old.
 func TestServingOverrides(t *testing.T) {
+	g := NewWithT(t)
 	o, err := ParseOverrides("VersionTLS13", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	addr := startServer(t, NewServing(o))
 	if _, err := certstest.Handshake(context.Background(), addr, tls12Client); err == nil {
 		t.Error("--tls-min-version=VersionTLS13 over Intermediate: a TLS 1.2 client accepted")
 	}
 
 	o, err = ParseOverrides("", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	s := NewServing(o)
 	s.Set(profileOf(configv1.TLSProfileOldType))
 	addr = startServer(t, s)
@@ -146,18 +143,8 @@ func TestParseOverrides(t *testing.T) {
 // configured by s as the operator's servers are.
 func startServer(t *testing.T, s *Serving) string {
 	t.Helper()
-	ca, err := certstest.NewCA("tlsprofile-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ca.Issue(certstest.CertOptions{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := c.TLSCertificate()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, err := certstest.NewTestCA(t).IssueLoopback(t, certstest.CertOptions{}).TLSCertificate()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
 	s.ConfigureTLS(cfg)
 	return certstest.ServeTLS(t, cfg)
