@@ -13,7 +13,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/certs/memcachedtls"
@@ -43,11 +42,8 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 // unusable one exits 1 with the one-line problem in the termination log,
 // where kubelet finds it, and on stderr.
 func TestCheckCommand(t *testing.T) {
-	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("memcached", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	valid := map[string][]byte{memcachedtls.CertFile: certPEM, memcachedtls.KeyFile: keyPEM}
+	c := certstest.NewTestCA(t).IssueLoopback(t, certstest.CertOptions{})
+	valid := map[string][]byte{memcachedtls.CertFile: c.CertPEM, memcachedtls.KeyFile: c.KeyPEM}
 	tests := []struct {
 		name string
 		data map[string][]byte
@@ -64,9 +60,7 @@ func TestCheckCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tls")
-			if err := certstest.WriteSecretVolume(dir, tt.data); err != nil {
-				t.Fatal(err)
-			}
+			NewWithT(t).Expect(certstest.WriteSecretVolume(dir, tt.data)).To(Succeed())
 			termLog := filepath.Join(t.TempDir(), "termination-log")
 			cmd := command(t, append([]string{"check", "--dir=" + dir, "--secret=web-tls", "--termination-log=" + termLog}, tt.args...)...)
 			stderr, err := cmd.CombinedOutput()
@@ -132,9 +126,7 @@ func TestParseArgs(t *testing.T) {
 		})
 	}
 	o, err := parseArgs([]string{"run", "--secret=web-tls", "--client-ca"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	want := memcachedtls.Options{
 		Secret:        memcachedtls.Secret{Dir: "/etc/memcached/tls", Name: "web-tls", ClientCA: true},
 		MemcachedAddr: "127.0.0.1:11212", HealthAddr: ":11213", Interval: 2 * time.Second,

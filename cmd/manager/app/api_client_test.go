@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -26,18 +27,13 @@ func TestAPIClientAsksForNoCompression(t *testing.T) {
 		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","items":[]}`))
 	}))
 	defer srv.Close()
+	g := NewWithT(t)
 	o, err := parseOptions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := apiClientConfig(o, &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
+	cs, err := kubernetes.NewForConfig(apiClientConfig(o, &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}))
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = cs.CoreV1().Pods("ns").List(context.Background(), metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.Equal(asked, []string{""}) {

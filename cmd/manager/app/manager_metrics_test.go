@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -10,18 +11,13 @@ import (
 // in one process reports to the Metrics the first registered, and a
 // collector of another type under the same name is an error.
 func TestRegisterReconcilerMetrics(t *testing.T) {
+	g := NewWithT(t)
 	reg := prometheus.NewPedanticRegistry()
 	first, err := registerReconcilerMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	second, err := registerReconcilerMetrics(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first != second {
-		t.Error("a second registration made new Metrics, which /metrics would not serve")
-	}
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(second).To(BeIdenticalTo(first), "a second registration made new Metrics, which /metrics would not serve")
 
 	other := prometheus.NewRegistry()
 	other.MustRegister(prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "memcached_operator_memcached_blocked"},

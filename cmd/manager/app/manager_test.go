@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,14 +80,11 @@ func TestServe(t *testing.T) {
 	}
 	_, _ = http.ProxyFromEnvironment(&http.Request{URL: &url.URL{Scheme: "https", Host: "apiserver.test"}})
 	proxyURL := "http://operator:s3cret-pw@" + proxy.addr
-	t.Setenv("HTTPS_PROXY", proxyURL)
-	t.Setenv("NO_PROXY", ".cluster.local")
-	t.Setenv("RELATED_IMAGE_MEMCACHED", "registry.test/memcached:wired")
-	t.Setenv("WATCH_NAMESPACE", "watched")
-	t.Setenv("ENABLE_WEBHOOKS", "")
-	t.Setenv("POD_NAMESPACE", managerPod.Namespace)
-	t.Setenv("POD_NAME", managerPod.Name)
-	t.Setenv("NETWORK_POLICIES", "")
+	for k, v := range map[string]string{"HTTPS_PROXY": proxyURL, "NO_PROXY": ".cluster.local",
+		"RELATED_IMAGE_MEMCACHED": "registry.test/memcached:wired", "WATCH_NAMESPACE": "watched", "ENABLE_WEBHOOKS": "",
+		"POD_NAMESPACE": managerPod.Namespace, "POD_NAME": managerPod.Name, "NETWORK_POLICIES": ""} {
+		t.Setenv(k, v)
+	}
 
 	ports, err := certstest.FreePorts(2)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -129,7 +127,7 @@ func TestServe(t *testing.T) {
 
 	expectNetworkPolicies(ctx, g, k8s, managerDeployment, int32(ports[0]))
 
-	g.Expect(proxy.tunnels()).To(BeNumerically(">", 0), "the manager's requests went through the proxy")
+	g.Expect(proxy.tunnels.Load()).To(BeNumerically(">", 0), "the manager's requests went through the proxy")
 	g.Expect(proxy.refused()).To(BeEmpty())
 	g.Expect(string(logged.Contents())).To(ContainSubstring(`"value":"http://REDACTED@`+proxy.addr+`"`), "the proxy is logged, redacted")
 	g.Expect(string(logged.Contents())).NotTo(ContainSubstring("s3cret-pw"), "the proxy's password in the log")
@@ -224,10 +222,10 @@ func dialLoopbackOnly(ctx context.Context, network, address string) (net.Conn, e
 // connectProxy is an HTTP CONNECT proxy on loopback that tunnels one name
 // to one address, and only for the credentials of the test's proxy URL.
 type connectProxy struct {
-	addr string
+	addr    string
+	tunnels atomic.Int64
 
 	mu      sync.Mutex
-	count   int
 	refusal []string
 }
 
@@ -267,9 +265,7 @@ func (p *connectProxy) handler(name, target string) http.Handler {
 			_ = upstream.Close()
 			return
 		}
-		p.mu.Lock()
-		p.count++
-		p.mu.Unlock()
+		p.tunnels.Add(1)
 		go func() {
 			defer func() { _ = upstream.Close() }()
 			_, _ = io.Copy(upstream, buf)
@@ -285,12 +281,6 @@ func (p *connectProxy) refuse(why string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.refusal = append(p.refusal, why)
-}
-
-func (p *connectProxy) tunnels() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.count
 }
 
 func (p *connectProxy) refused() []string {

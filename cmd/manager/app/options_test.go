@@ -8,8 +8,31 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/example-inc/memcached-operator/certs/tlsprofile"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
+
+// parse runs parseOptions(args) with each variable of vars set as env has
+// it (empty when missing there), and fails the test unless the error is as
+// wantErr says: none for "", else one containing it. It reports whether
+// there are options to check.
+func parse(t *testing.T, vars []string, env map[string]string, args []string, wantErr string) (options, bool) {
+	t.Helper()
+	for _, k := range vars {
+		t.Setenv(k, env[k])
+	}
+	o, err := parseOptions(args)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("parseOptions(%v) error = %v, want one containing %q", args, err, wantErr)
+		}
+		return o, false
+	}
+	if err != nil {
+		t.Fatalf("parseOptions(%v): %v", args, err)
+	}
+	return o, true
+}
 
 func TestParseOptionsSizePolicy(t *testing.T) {
 	tests := []struct {
@@ -36,20 +59,8 @@ func TestParseOptionsSizePolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"MEMCACHED_DEFAULT_SIZE", "MEMCACHED_MIN_SIZE", "MEMCACHED_MAX_SIZE"} {
-				t.Setenv(k, tt.env[k])
-			}
-			o, err := parseOptions(tt.args)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("parseOptions(%v) error = %v, want one containing %q", tt.args, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("parseOptions(%v): %v", tt.args, err)
-			}
-			if o.sizePolicy != tt.want {
+			o, ok := parse(t, []string{"MEMCACHED_DEFAULT_SIZE", "MEMCACHED_MIN_SIZE", "MEMCACHED_MAX_SIZE"}, tt.env, tt.args, tt.wantErr)
+			if ok && o.sizePolicy != tt.want {
 				t.Errorf("size policy = %+v, want %+v", o.sizePolicy, tt.want)
 			}
 		})
@@ -95,13 +106,7 @@ func TestParseOptionsEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, k := range []string{"ENABLE_WEBHOOKS", "NETWORK_POLICIES", "RELATED_IMAGE_MEMCACHED", "WATCH_NAMESPACE"} {
-				t.Setenv(k, tt.env[k])
-			}
-			o, err := parseOptions(tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, _ := parse(t, []string{"ENABLE_WEBHOOKS", "NETWORK_POLICIES", "RELATED_IMAGE_MEMCACHED", "WATCH_NAMESPACE"}, tt.env, tt.args, "")
 			if o.networkPolicies == tt.networkPoliciesOff {
 				t.Errorf("networkPolicies %v, want %v", o.networkPolicies, !tt.networkPoliciesOff)
 			}
@@ -115,26 +120,29 @@ func TestParseOptionsEnvironment(t *testing.T) {
 }
 
 // The TLS flags take kube-apiserver's names and forms; a value that names
-// nothing, or would change nothing, stops the operator at start.
+// nothing, or would change nothing, stops the operator at start. Without
+// them there are no overrides: the cluster's profile is followed.
 func TestParseOptionsTLS(t *testing.T) {
-	o, err := parseOptions([]string{"--tls-min-version=VersionTLS12", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.tlsOverrides.MinVersion != tls.VersionTLS12 || !cmp.Equal(o.tlsOverrides.CipherSuites, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}) {
-		t.Errorf("overrides = %+v", o.tlsOverrides)
-	}
-	if o, err := parseOptions(nil); err != nil || o.tlsOverrides.MinVersion != 0 || o.tlsOverrides.CipherSuites != nil {
-		t.Errorf("no flags: overrides %+v, %v; want none, to follow the cluster's profile", o.tlsOverrides, err)
-	}
-	for args, wantErr := range map[string]string{
-		"--tls-min-version=1.2":                           `--tls-min-version="1.2" --tls-cipher-suites="": min version "1.2": want one of VersionTLS10`,
-		"--tls-cipher-suites=ECDHE-RSA-AES256-GCM-SHA384": "Cipher suite ECDHE-RSA-AES256-GCM-SHA384 not supported",
-		"--tls-cipher-suites=TLS_AES_128_GCM_SHA256":      "TLS 1.3 suite",
+	for _, tt := range []struct {
+		name, wantErr string
+		args          []string
+		want          tlsprofile.Overrides
+	}{
+		{name: "kube-apiserver's names", args: []string{"--tls-min-version=VersionTLS12", "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"},
+			want: tlsprofile.Overrides{MinVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}}},
+		{name: "no flags"},
+		{name: "a version number", args: []string{"--tls-min-version=1.2"},
+			wantErr: `--tls-min-version="1.2" --tls-cipher-suites="": min version "1.2": want one of VersionTLS10`},
+		{name: "an OpenSSL name", args: []string{"--tls-cipher-suites=ECDHE-RSA-AES256-GCM-SHA384"},
+			wantErr: "Cipher suite ECDHE-RSA-AES256-GCM-SHA384 not supported"},
+		{name: "a TLS 1.3 suite", args: []string{"--tls-cipher-suites=TLS_AES_128_GCM_SHA256"}, wantErr: "TLS 1.3 suite"},
 	} {
-		if _, err := parseOptions([]string{args}); err == nil || !strings.Contains(err.Error(), wantErr) {
-			t.Errorf("parseOptions(%s) error = %v, want one containing %q", args, err, wantErr)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			o, ok := parse(t, nil, nil, tt.args, tt.wantErr)
+			if got := o.tlsOverrides; ok && (got.MinVersion != tt.want.MinVersion || !cmp.Equal(got.CipherSuites, tt.want.CipherSuites)) {
+				t.Errorf("overrides = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -166,18 +174,8 @@ func TestParseOptionsPodIntervals(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(setting.env+"/"+tt.name, func(t *testing.T) {
-				t.Setenv(setting.env, tt.env)
-				o, err := parseOptions(tt.args)
-				if tt.wantErr != "" {
-					if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-						t.Fatalf("error %v, want one with %q", err, tt.wantErr)
-					}
-					return
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := setting.of(o); got != tt.want {
+				o, ok := parse(t, []string{setting.env}, map[string]string{setting.env: tt.env}, tt.args, tt.wantErr)
+				if got := setting.of(o); ok && got != tt.want {
 					t.Errorf("interval %s, want %s", got, tt.want)
 				}
 			})

@@ -3,21 +3,13 @@ package app
 import (
 	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/crds"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-
-	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // mapEnv is an environment in a map.
@@ -58,62 +50,29 @@ func TestOverlayEnv(t *testing.T) {
 		set, unset, unresolved []string
 	}{
 		{name: "no variables", want: firstRollout},
-		{
-			name: "the Subscription's image and size policy replace and join the CSV's",
+		{name: "the Subscription's image and size policy replace and join the CSV's",
 			vars: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: subImage}, {Name: "MEMCACHED_MAX_SIZE", Value: "12"}},
 			want: with(map[string]string{"RELATED_IMAGE_MEMCACHED": subImage, "MEMCACHED_MAX_SIZE": "12"}),
-			set:  []string{"RELATED_IMAGE_MEMCACHED", "MEMCACHED_MAX_SIZE"},
-		},
-		{
-			name: "already held: nothing changes",
-			vars: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: csvImage}},
-			want: firstRollout,
-		},
-		{
-			name: "an empty value is set as empty",
-			vars: []corev1.EnvVar{{Name: "MEMCACHED_MIN_SIZE", Value: ""}},
-			want: with(map[string]string{"MEMCACHED_MIN_SIZE": ""}),
-			set:  []string{"MEMCACHED_MIN_SIZE"},
-		},
-		{
-			name: "a name given twice: the last value",
+			set:  []string{"RELATED_IMAGE_MEMCACHED", "MEMCACHED_MAX_SIZE"}},
+		{name: "already held: nothing changes", vars: []corev1.EnvVar{{Name: "RELATED_IMAGE_MEMCACHED", Value: csvImage}}, want: firstRollout},
+		{name: "an empty value is set as empty", vars: []corev1.EnvVar{{Name: "MEMCACHED_MIN_SIZE", Value: ""}},
+			want: with(map[string]string{"MEMCACHED_MIN_SIZE": ""}), set: []string{"MEMCACHED_MIN_SIZE"}},
+		{name: "a name given twice: the last value",
 			vars: []corev1.EnvVar{{Name: "MEMCACHED_MAX_SIZE", Value: "9"}, {Name: "MEMCACHED_MAX_SIZE", Value: "12"}},
-			want: with(map[string]string{"MEMCACHED_MAX_SIZE": "12"}),
-			set:  []string{"MEMCACHED_MAX_SIZE"},
-		},
-		{
-			// OLM injects none of the cluster's proxy variables then.
-			name:  "a proxy variable: the cluster's other proxy variables go",
-			vars:  []corev1.EnvVar{{Name: "HTTP_PROXY", Value: withCreds}},
-			want:  with(map[string]string{"HTTP_PROXY": withCreds}, "HTTPS_PROXY", "NO_PROXY"),
-			set:   []string{"HTTP_PROXY"},
-			unset: []string{"HTTPS_PROXY", "NO_PROXY"},
-		},
-		{
-			name:  "a proxy variable set empty overrides too",
-			vars:  []corev1.EnvVar{{Name: "NO_PROXY", Value: ""}},
-			want:  with(map[string]string{"NO_PROXY": ""}, "HTTP_PROXY", "HTTPS_PROXY"),
-			set:   []string{"NO_PROXY"},
-			unset: []string{"HTTP_PROXY", "HTTPS_PROXY"},
-		},
-		{
-			name:       "from a Secret, not in the environment: unresolved",
-			vars:       []corev1.EnvVar{{Name: "MEMCACHED_MAX_SIZE", ValueFrom: fromSecret}},
-			want:       firstRollout,
-			unresolved: []string{"MEMCACHED_MAX_SIZE"},
-		},
-		{
-			// The value it has is the cluster's: overlayEnv cannot tell.
-			name:  "a proxy variable from a Secret overrides the cluster's others",
-			vars:  []corev1.EnvVar{{Name: "HTTPS_PROXY", ValueFrom: fromSecret}},
-			want:  with(nil, "HTTP_PROXY", "NO_PROXY"),
-			unset: []string{"HTTP_PROXY", "NO_PROXY"},
-		},
-		{
-			name: "from a Secret, in the environment: left alone",
-			vars: []corev1.EnvVar{{Name: "WATCH_NAMESPACE", ValueFrom: fromSecret}},
-			want: firstRollout,
-		},
+			want: with(map[string]string{"MEMCACHED_MAX_SIZE": "12"}), set: []string{"MEMCACHED_MAX_SIZE"}},
+		// OLM injects none of the cluster's proxy variables then.
+		{name: "a proxy variable: the cluster's other proxy variables go", vars: []corev1.EnvVar{{Name: "HTTP_PROXY", Value: withCreds}},
+			want: with(map[string]string{"HTTP_PROXY": withCreds}, "HTTPS_PROXY", "NO_PROXY"),
+			set:  []string{"HTTP_PROXY"}, unset: []string{"HTTPS_PROXY", "NO_PROXY"}},
+		{name: "a proxy variable set empty overrides too", vars: []corev1.EnvVar{{Name: "NO_PROXY", Value: ""}},
+			want: with(map[string]string{"NO_PROXY": ""}, "HTTP_PROXY", "HTTPS_PROXY"),
+			set:  []string{"NO_PROXY"}, unset: []string{"HTTP_PROXY", "HTTPS_PROXY"}},
+		{name: "from a Secret, not in the environment: unresolved", vars: []corev1.EnvVar{{Name: "MEMCACHED_MAX_SIZE", ValueFrom: fromSecret}},
+			want: firstRollout, unresolved: []string{"MEMCACHED_MAX_SIZE"}},
+		// The value it has is the cluster's: overlayEnv cannot tell.
+		{name: "a proxy variable from a Secret overrides the cluster's others", vars: []corev1.EnvVar{{Name: "HTTPS_PROXY", ValueFrom: fromSecret}},
+			want: with(nil, "HTTP_PROXY", "NO_PROXY"), unset: []string{"HTTP_PROXY", "NO_PROXY"}},
+		{name: "from a Secret, in the environment: left alone", vars: []corev1.EnvVar{{Name: "WATCH_NAMESPACE", ValueFrom: fromSecret}}, want: firstRollout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -131,22 +90,8 @@ func TestOverlayEnv(t *testing.T) {
 // applySubscriptionEnv against a real API server with OLM's Subscription CRD: which
 // Subscription configures which CSV.
 func TestApplySubscriptionEnv(t *testing.T) {
-	binDir := repo.ControlPlaneDir()
-	if _, err := os.Stat(filepath.Join(binDir, "kube-apiserver")); err != nil {
-		t.Fatalf("no kube-apiserver in %s (run make control-plane): %v", binDir, err)
-	}
 	g := NewWithT(t)
-	testEnv := &envtest.Environment{
-		BinaryAssetsDirectory: binDir,
-		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{crds.Subscription()},
-	}
-	cfg, err := testEnv.Start()
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = testEnv.Stop() })
-	scheme := runtime.NewScheme()
-	g.Expect(operatorsv1alpha1.AddToScheme(scheme)).To(Succeed())
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	g.Expect(err).NotTo(HaveOccurred())
+	_, c := startAPIServer(t, g, crds.Subscription())
 	ctx := context.Background()
 
 	const ns = "default"
@@ -197,6 +142,6 @@ func TestApplySubscriptionEnv(t *testing.T) {
 		g.Expect(map[string]string(env)).To(Equal(tc.env), tc.csv)
 	}
 
-	_, err = applySubscriptionEnv(ctx, c, "no-such-namespace", "x", mapEnv{})
+	_, err := applySubscriptionEnv(ctx, c, "no-such-namespace", "x", mapEnv{})
 	g.Expect(err).NotTo(HaveOccurred(), "an empty namespace has no Subscription for the CSV")
 }
