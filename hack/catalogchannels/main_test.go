@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
 )
 
 // rendered is what `opm render -o yaml` prints for bundles: each CSV
@@ -16,9 +17,7 @@ func rendered(t *testing.T, csvs ...[3]string) []byte {
 	t.Helper()
 	object := func(v any) string {
 		raw, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		NewWithT(t).Expect(err).NotTo(HaveOccurred())
 		return "- type: olm.bundle.object\n  value:\n    data: " + base64.StdEncoding.EncodeToString(raw) + "\n"
 	}
 	var out strings.Builder
@@ -39,9 +38,7 @@ func TestChannelEntriesCopyEachCSVsEdges(t *testing.T) {
 		[3]string{"p.v0.1.0", "p.v0.0.9", ">=0.0.0 <0.1.0"},
 		[3]string{"p.v0.2.0", "p.v0.1.0", ">=0.0.0 <0.2.0"},
 	))
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	// The first bundle keeps its replaces, although the catalog no longer
 	// holds that bundle: the catalog format allows it.
 	want := []entry{

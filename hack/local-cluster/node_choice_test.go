@@ -31,12 +31,8 @@ func TestChooseNode(t *testing.T) {
 			nodeChoice{real: true, why: "the local cluster in /d runs already with this node (make local-cluster-down, then start it again, to choose anew)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := chooseNode(tc.asked, "/d", tc.host)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("chooseNode(%q) = %+v, want %+v", tc.asked, got, tc.want)
+			if got, err := chooseNode(tc.asked, "/d", tc.host); err != nil || got != tc.want {
+				t.Errorf("chooseNode(%q) = %+v, %v; want %+v", tc.asked, got, err, tc.want)
 			}
 		})
 	}

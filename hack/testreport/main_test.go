@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
 )
 
 func TestReport(t *testing.T) {
@@ -37,9 +38,7 @@ func TestReport(t *testing.T) {
 	}, "\n")
 	var out strings.Builder
 	got, err := report(strings.NewReader(in), &out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	want := []Result{
 		{Package: "a", Outcome: "pass", Tests: 2, SkippedTests: []string{"TestTwo"}},
 		{Package: "b", Outcome: "skip", Tests: 1, SkippedTests: []string{"TestOnly"}},
@@ -64,30 +63,25 @@ func TestReportVerbosePrintsEverything(t *testing.T) {
 {"Action":"pass","Package":"a","Test":"TestOne"}
 {"Action":"pass","Package":"a"}`
 	var out strings.Builder
-	if _, err := report(strings.NewReader(in), &out, true); err != nil {
-		t.Fatal(err)
-	}
+	_, err := report(strings.NewReader(in), &out, true)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	if out.String() != "=== RUN   TestOne\n" {
 		t.Errorf("verbose output = %q", out.String())
 	}
 }
 
 func TestSummarize(t *testing.T) {
-	dir := t.TempDir()
-	report := filepath.Join(dir, "report")
-	if err := appendResults(report, []Result{
+	g := NewWithT(t)
+	report := filepath.Join(t.TempDir(), "report")
+	g.Expect(appendResults(report, []Result{
 		{Package: "a", Outcome: "pass", Tests: 2, SkippedTests: []string{"TestTwo"}},
 		{Package: "b", Outcome: "skip", Tests: 1, SkippedTests: []string{"TestOnly"}},
 		{Package: "c", Outcome: "fail", Tests: 1},
 		{Package: "d", Outcome: "none"},
 		{Package: "e", Outcome: "pass", GinkgoSpecs: 9, GinkgoSkipped: 2},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})).To(Succeed())
 	var out strings.Builder
-	if err := summarize(&out, report); err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(summarize(&out, report)).To(Succeed())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last := lines[len(lines)-1]; last != "packages: 2 passed, 1 failed, 1 skipped" {
 		t.Errorf("closing line = %q", last)

@@ -10,14 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/onsi/gomega"
 )
 
 func TestAPIServerRelay(t *testing.T) {
+	g := NewWithT(t)
 	// An upper-casing echo server stands for the API server.
 	server, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = server.Close() }()
 	// ended gets a value for each connection the server sees end.
 	ended := make(chan struct{}, 8)
@@ -43,18 +44,13 @@ func TestAPIServerRelay(t *testing.T) {
 		t.Fatal("relayAPIServer took a URL for its target")
 	}
 	r, err := relayAPIServer(server.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port())))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = c.Close() }()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, "get pods\n"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = io.WriteString(c, "get pods\n")
+	g.Expect(err).NotTo(HaveOccurred())
 	got, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil || got != "GET PODS\n" {
 		t.Fatalf("through the relay: %q, %v; want %q", got, err, "GET PODS\n")
@@ -62,9 +58,7 @@ func TestAPIServerRelay(t *testing.T) {
 
 	// A client that goes away ends its connection to the server too.
 	gone, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port())))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	_ = gone.Close()
 	select {
 	case <-ended:
@@ -73,9 +67,7 @@ func TestAPIServerRelay(t *testing.T) {
 	}
 
 	// close ends a connection still open (a watch), not only the listener.
-	if err := r.close(); err != nil {
-		t.Fatalf("close: %v", err)
-	}
+	g.Expect(r.close()).To(Succeed(), "close")
 	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	n, err := c.Read(make([]byte, 1))
 	var netErr net.Error

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	. "github.com/onsi/gomega"
 )
 
 // sleepSpec runs sleep(1) for a minute. coreutils is on every machine the
@@ -28,16 +30,11 @@ func TestStopKillAndLog(t *testing.T) {
 		"kill": (*Process).Kill,
 	} {
 		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
 			p, err := Start(sleepSpec(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !p.Running() {
-				t.Fatal("not running right after Start")
-			}
-			if err := end(p); err != nil {
-				t.Fatal(err)
-			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Running()).To(BeTrue(), "not running right after Start")
+			g.Expect(end(p)).To(Succeed())
 			if p.Running() || p.Err() == nil {
 				t.Fatalf("running=%v err=%v after %s", p.Running(), p.Err(), name)
 			}
@@ -57,24 +54,19 @@ func TestStopKillAndLog(t *testing.T) {
 func TestInterruptOnTerminal(t *testing.T) {
 	spec := Spec{Path: "/bin/sh", Args: []string{"-c", `trap 'echo interrupted; exit 0' INT; echo ready; while :; do sleep 0.1; done`},
 		LogPath: filepath.Join(t.TempDir(), "p.log"), Terminal: true}
+	g := NewWithT(t)
 	p, err := Start(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = p.Kill() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.WaitFor(ctx, "ready", func(context.Context) error {
+	g.Expect(p.WaitFor(ctx, "ready", func(context.Context) error {
 		if !strings.Contains(p.Tail(5), "\nready") {
 			return errors.New("not yet")
 		}
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Interrupt(); err != nil {
-		t.Fatal(err)
-	}
+	})).To(Succeed())
+	g.Expect(p.Interrupt()).To(Succeed())
 	select {
 	case <-p.Exited():
 	case <-ctx.Done():
@@ -94,19 +86,16 @@ func TestInterruptOnTerminal(t *testing.T) {
 func TestStopEscalatesToKill(t *testing.T) {
 	// A shell that ignores SIGTERM: Stop must kill it and say so.
 	spec := Spec{Path: "/bin/sh", Args: []string{"-c", "trap '' TERM; sleep 60 & wait"}, LogPath: filepath.Join(t.TempDir(), "p.log")}
+	g := NewWithT(t)
 	p, err := Start(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	// Let the shell install its trap first.
-	if err := p.WaitFor(context.Background(), "the trap", func(context.Context) error {
+	g.Expect(p.WaitFor(context.Background(), "the trap", func(context.Context) error {
 		if !ignores(p.PID(), syscall.SIGTERM) {
 			return errors.New("SIGTERM not ignored yet")
 		}
 		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})).To(Succeed())
 	err = p.Stop(200 * time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "killed it") {
 		t.Errorf("Stop of a process ignoring SIGTERM = %v, want an error saying it was killed", err)
@@ -127,9 +116,7 @@ func TestWaitFor(t *testing.T) {
 	}))
 	defer srv.Close()
 	p, err := Start(sleepSpec(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = p.Kill() }()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -170,9 +157,7 @@ func TestReadUsageOfThisProcess(t *testing.T) {
 	for time.Now().Before(deadline) {
 	}
 	u, err := ReadUsage(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	if u.CPUSeconds <= 0 || u.RSSBytes <= 0 || u.PeakRSSBytes < u.RSSBytes {
 		t.Errorf("usage %+v: want CPU > 0 and 0 < RSS <= peak RSS", u)
 	}
@@ -185,22 +170,19 @@ func TestReadUsageOfThisProcess(t *testing.T) {
 func TestReadEnviron(t *testing.T) {
 	spec := sleepSpec(t)
 	spec.Env = []string{"PLAIN=1", "WITH_EQUALS=a=b", "EMPTY="}
+	g := NewWithT(t)
 	p, err := Start(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = p.Kill() }()
 	// Start returns once execve has begun; the kernel sets the new
 	// environment up a moment later, so an early read finds none.
 	var env map[string]string
-	if err := p.WaitFor(context.Background(), "its environment", func(context.Context) (err error) {
+	g.Expect(p.WaitFor(context.Background(), "its environment", func(context.Context) (err error) {
 		if env, err = ReadEnviron(p.PID()); err == nil && len(env) == 0 {
 			err = errors.New("empty environment")
 		}
 		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})).To(Succeed())
 	if want := map[string]string{"PLAIN": "1", "WITH_EQUALS": "a=b", "EMPTY": ""}; !maps.Equal(env, want) {
 		t.Errorf("ReadEnviron = %v, want %v", env, want)
 	}
