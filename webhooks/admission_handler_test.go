@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	evanphx "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
-	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +19,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -38,6 +37,16 @@ const (
 // newWebhookHandler returns the mux that serves the webhooks for policy.
 func newWebhookHandler(t testing.TB, policy webhooks.SizePolicy) http.Handler {
 	t.Helper()
+	mgr := newManager(t)
+	if err := webhooks.SetupWithManager(mgr, policy); err != nil {
+		t.Fatal(err)
+	}
+	return mgr.GetWebhookServer().WebhookMux()
+}
+
+// newManager is a manager of an API server that is never reached.
+func newManager(t testing.TB) ctrl.Manager {
+	t.Helper()
 	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
 		Scheme:  gen.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
@@ -45,10 +54,7 @@ func newWebhookHandler(t testing.TB, policy webhooks.SizePolicy) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := webhooks.SetupWithManager(mgr, policy); err != nil {
-		t.Fatal(err)
-	}
-	return mgr.GetWebhookServer().WebhookMux()
+	return mgr
 }
 
 // reviewOption and review build AdmissionReview request bodies.
@@ -221,51 +227,27 @@ func TestMalformedRequestsAreRefused(t *testing.T) {
 	}
 }
 
+// TestDefaultingPatch: the defaulting itself is TestSizePolicyOnAMemcached's;
+// here its patch, for a spec left out or null too, and the policy the
+// handler was set up with.
 func TestDefaultingPatch(t *testing.T) {
 	tests := []struct {
 		name   string
 		policy webhooks.SizePolicy
-		obj    any    // a Memcached, or its JSON
-		want   *int32 // the patched size; nil for no patch of spec.size
+		obj    any // a Memcached, or its JSON
+		want   int32
 	}{
-		{"size omitted, default policy", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache"), ptrInt32(3)},
+		{"size omitted, default policy", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache"), 3},
 		{"spec omitted", webhooks.DefaultSizePolicy(),
-			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"}}`), ptrInt32(3)},
+			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"}}`), 3},
 		{"spec null", webhooks.DefaultSizePolicy(),
-			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":null}`), ptrInt32(3)},
-		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, gen.Memcached("default", "cache"), ptrInt32(5)},
-		{"size set", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(7)), nil},
-		{"size out of range is left to the validator", webhooks.DefaultSizePolicy(), gen.Memcached("default", "cache", gen.WithSize(40)), nil},
+			[]byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},"spec":null}`), 3},
+		{"size omitted, default 5", webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}, gen.Memcached("default", "cache"), 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newWebhookHandler(t, tt.policy)
-			resp := post(t, h, mutatePath, review(admissionv1.Create, object(tt.obj)), "application/json")
-			if !resp.Allowed {
-				t.Fatalf("denied: %+v", resp.Result)
-			}
-			var patch []jsonpatch.Operation
-			if len(resp.Patch) > 0 {
-				if err := json.Unmarshal(resp.Patch, &patch); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var got *int32
-			for _, op := range patch {
-				var size any
-				switch {
-				case op.Path == "/spec/size" && op.Operation == "add":
-					size = op.Value
-				case op.Path == "/spec" && (op.Operation == "add" || op.Operation == "replace"):
-					size = op.Value.(map[string]any)["size"]
-				}
-				if size != nil {
-					n := int32(size.(float64))
-					got = &n
-				}
-			}
-			if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
-				t.Fatalf("patched size %v, want %v (patch %s)", deref(got), deref(tt.want), resp.Patch)
+			if got := defaulted(t, tt.policy, tt.obj, nil).Spec.Size; got == nil || *got != tt.want {
+				t.Fatalf("patched size %v, want %d", got, tt.want)
 			}
 		})
 	}
@@ -277,19 +259,10 @@ func TestDefaultingPatch(t *testing.T) {
 func TestDefaultingKeepsUnknownFields(t *testing.T) {
 	doc := []byte(`{"apiVersion":"cache.example.com/v1","kind":"Memcached","metadata":{"name":"cache"},` +
 		`"spec":{"memory":"64Mi","futureField":{"nested":[1,2]}}}`)
-	resp := post(t, newWebhookHandler(t, webhooks.DefaultSizePolicy()), mutatePath, review(admissionv1.Create, object(doc)), "application/json")
-	patch, err := evanphx.DecodePatch(resp.Patch)
-	if err != nil {
-		t.Fatalf("patch %s: %v", resp.Patch, err)
-	}
-	out, err := patch.Apply(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got struct {
 		Spec map[string]any `json:"spec"`
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
+	if err := json.Unmarshal(patched(t, webhooks.DefaultSizePolicy(), doc, nil), &got); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string]any{"nested": []any{1.0, 2.0}}, got.Spec["futureField"]); diff != "" {
@@ -300,61 +273,57 @@ func TestDefaultingKeepsUnknownFields(t *testing.T) {
 	}
 }
 
+// TestValidationResponses: the policy's cases are TestSizePolicyOnAMemcached's;
+// these are what the handler adds, its Invalid status and its warnings, and
+// what only an update has: the old object.
 func TestValidationResponses(t *testing.T) {
 	def := webhooks.DefaultSizePolicy()
 	narrow := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	mc := func(name string, size int32, opts ...gen.MemcachedOption) *cachev1.Memcached {
+		return gen.Memcached("default", name, append(opts, gen.WithSize(size))...)
+	}
 	tests := []struct {
 		name     string
 		policy   webhooks.SizePolicy
-		body     []byte
-		wantErr  string // "" when allowed; else the expected message
-		wantWarn string // a prefix of the expected warning, if any
+		old, obj *cachev1.Memcached // create without old, delete without obj
+		wantErr  string             // "" when allowed; else the expected message
+		wantWarn string             // a prefix of the expected warning, if any
 	}{
-		{"create in range", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(3)))), "", ""},
-		{"create over the maximum", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(40)))),
+		{"create over the maximum", def, nil, mc("cache", 40),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 40: must be no more than 16`, ""},
-		{"create with size 1 warns", def, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
-			"", "spec.size: 1 pod gives no redundancy: "},
-		{"create with a dotted name", def, review(admissionv1.Create, object(gen.Memcached("default", "a.b", gen.WithSize(3)))),
+		{"create with size 1 warns", def, nil, mc("cache", 1), "", "spec.size: 1 pod gives no redundancy: "},
+		{"create with a dotted name", def, nil, mc("a.b", 3),
 			`Memcached.cache.example.com "a.b" is invalid: metadata.name: Invalid value: "a.b": the name is also the Memcached's Service name, so: a DNS-1035 label`, ""},
-		{"narrow policy: create under the minimum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
+		// No warning of size 1 beside the error.
+		{"narrow policy: create under the minimum", narrow, nil, mc("cache", 1),
 			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 1: must be at least 2`, ""},
-		{"narrow policy: create over the maximum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(9)))),
-			`Memcached.cache.example.com "cache" is invalid: spec.size: Invalid value: 9: must be no more than 8`, ""},
-		{"narrow policy: create at the maximum", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(8)))), "", ""},
-		{"narrow policy: size 1 is an error, not a warning", narrow, review(admissionv1.Create, object(gen.Memcached("default", "cache", gen.WithSize(1)))),
-			"must be at least 2", ""},
-		{"single-pod policy warns on its default", webhooks.SizePolicy{Default: 1, Min: 1, Max: 1},
-			review(admissionv1.Create, object(gen.Memcached("default", "cache"))), "", "spec.size: 1 pod gives no redundancy: "},
+		{"narrow policy: create at the maximum", narrow, nil, mc("cache", 8), "", ""},
 
-		{"update of the size within range", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(5)))), "", ""},
-		{"update of the size over the maximum", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(17)))),
-			"spec.size: Invalid value: 17: must be no more than 16", ""},
-		{"status-only update", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(3), gen.WithReadyReplicas(3)))), "", ""},
-		{"label edit of an object over a newer, stricter maximum", narrow,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(40), gen.WithLabels("team", "web")))), "", ""},
-		{"status update of an object over a newer, stricter maximum", narrow,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(40), gen.WithReadyReplicas(40)))), "", ""},
-		{"update of an object with a name that is no longer admitted", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "old.name", gen.WithSize(3))), object(gen.Memcached("default", "old.name", gen.WithSize(3), gen.WithLabels("a", "b")))), "", ""},
-		{"resizing an object over the maximum must meet the policy", narrow,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(30)))),
+		{"update of the size within range", def, mc("cache", 3), mc("cache", 5), "", ""},
+		{"update of the size over the maximum", def, mc("cache", 3), mc("cache", 17), "spec.size: Invalid value: 17: must be no more than 16", ""},
+		{"status-only update", def, mc("cache", 3), mc("cache", 3, gen.WithReadyReplicas(3)), "", ""},
+		{"label edit of an object over a newer, stricter maximum", narrow, mc("cache", 40), mc("cache", 40, gen.WithLabels("team", "web")), "", ""},
+		{"status update of an object over a newer, stricter maximum", narrow, mc("cache", 40), mc("cache", 40, gen.WithReadyReplicas(40)), "", ""},
+		{"update of an object with a name that is no longer admitted", def, mc("old.name", 3), mc("old.name", 3, gen.WithLabels("a", "b")), "", ""},
+		{"resizing an object over the maximum must meet the policy", narrow, mc("cache", 40), mc("cache", 30),
 			"spec.size: Invalid value: 30: must be no more than 8", ""},
-		{"resizing an object over the maximum into range", narrow,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(40))), object(gen.Memcached("default", "cache", gen.WithSize(8)))), "", ""},
-		{"update to size 1 warns", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(3))), object(gen.Memcached("default", "cache", gen.WithSize(1)))), "", "spec.size: 1 pod gives no redundancy: "},
-		{"update that keeps size 1 does not warn again", def,
-			review(admissionv1.Update, oldObject(gen.Memcached("default", "cache", gen.WithSize(1))), object(gen.Memcached("default", "cache", gen.WithSize(1), gen.WithLabels("a", "b")))), "", ""},
-		{"delete", def, review(admissionv1.Delete, oldObject(gen.Memcached("default", "cache", gen.WithSize(40)))), "", ""},
+		{"resizing an object over the maximum into range", narrow, mc("cache", 40), mc("cache", 8), "", ""},
+		{"update to size 1 warns", def, mc("cache", 3), mc("cache", 1), "", "spec.size: 1 pod gives no redundancy: "},
+		{"update that keeps size 1 does not warn again", def, mc("cache", 1), mc("cache", 1, gen.WithLabels("a", "b")), "", ""},
+		{"delete", def, mc("cache", 40), nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newWebhookHandler(t, tt.policy)
-			checkValidation(t, post(t, h, validatePath, tt.body, "application/json"), tt.wantErr, tt.wantWarn)
+			var body []byte
+			switch {
+			case tt.old == nil:
+				body = review(admissionv1.Create, object(tt.obj))
+			case tt.obj == nil:
+				body = review(admissionv1.Delete, oldObject(tt.old))
+			default:
+				body = review(admissionv1.Update, oldObject(tt.old), object(tt.obj))
+			}
+			checkValidation(t, post(t, newWebhookHandler(t, tt.policy), validatePath, body, "application/json"), tt.wantErr, tt.wantWarn)
 		})
 	}
 }
@@ -424,26 +393,10 @@ func checkValidation(t *testing.T, resp *admissionv1.AdmissionResponse, wantErr,
 }
 
 func TestSetupWithManagerRejectsAnInvalidPolicy(t *testing.T) {
-	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
-		Scheme:  gen.Scheme(),
-		Metrics: metricsserver.Options{BindAddress: "0"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = webhooks.SetupWithManager(mgr, webhooks.SizePolicy{Default: 3, Min: 1, Max: 2})
+	err := webhooks.SetupWithManager(newManager(t), webhooks.SizePolicy{Default: 3, Min: 1, Max: 2})
 	if err == nil || !strings.Contains(err.Error(), "--default-size=3") {
 		t.Fatalf("SetupWithManager() = %v, want the policy's error", err)
 	}
-}
-
-func ptrInt32(n int32) *int32 { return &n }
-
-func deref(p *int32) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 // An object that does not decode into a Memcached is let through for the

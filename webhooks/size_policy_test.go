@@ -47,70 +47,43 @@ func TestDefaultSizePolicy(t *testing.T) {
 	}
 }
 
-func TestDefaultMemcached(t *testing.T) {
-	policy := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
-	tests := []struct {
-		name string
-		mc   *cachev1.Memcached
-		want int32
-	}{
-		{"size omitted takes the default", gen.Memcached("default", "a"), 5},
-		{"a set size is kept", gen.Memcached("default", "a", gen.WithSize(7)), 7},
-		{"an out-of-range size is kept for the validator to reject", gen.Memcached("default", "a", gen.WithSize(40)), 40},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			policy.DefaultMemcached(tt.mc)
-			if tt.mc.Spec.Size == nil || *tt.mc.Spec.Size != tt.want {
-				t.Fatalf("spec.size = %v, want %d", tt.mc.Spec.Size, tt.want)
-			}
-		})
-	}
-
-	// The default is a copy: changing one object's size leaves the next alone.
-	a, b := gen.Memcached("default", "a"), gen.Memcached("default", "b")
-	policy.DefaultMemcached(a)
-	*a.Spec.Size = 99
-	policy.DefaultMemcached(b)
-	if *b.Spec.Size != 5 {
-		t.Fatalf("second object got size %d, want 5", *b.Spec.Size)
-	}
-}
-
-func TestValidateMemcached(t *testing.T) {
+// TestSizePolicyOnAMemcached holds each Memcached to a policy as the
+// webhooks do: ValidateMemcached and Warnings see the object as sent (a size
+// left out is the policy's default), then DefaultMemcached fills the size in.
+func TestSizePolicyOnAMemcached(t *testing.T) {
 	def := webhooks.DefaultSizePolicy()
 	narrow := webhooks.SizePolicy{Default: 5, Min: 2, Max: 8}
+	sized := func(name string, n int32) *cachev1.Memcached { return gen.Memcached("default", name, gen.WithSize(n)) }
 	tests := []struct {
-		name   string
-		policy webhooks.SizePolicy
-		mc     *cachev1.Memcached
-		want   []string // each error as field.Error.Error() prints it
+		name     string
+		policy   webhooks.SizePolicy
+		mc       *cachev1.Memcached
+		want     []string // each error as field.Error.Error() prints it
+		warn     bool     // the single-pod warning
+		wantSize int32    // after DefaultMemcached
 	}{
-		{"default policy, size 3", def, gen.Memcached("default", "cache", gen.WithSize(3)), nil},
-		{"default policy, size 1", def, gen.Memcached("default", "cache", gen.WithSize(1)), nil},
-		{"default policy, size 16", def, gen.Memcached("default", "cache", gen.WithSize(16)), nil},
-		{"default policy, size omitted", def, gen.Memcached("default", "cache"), nil},
-		{"default policy, size 17", def, gen.Memcached("default", "cache", gen.WithSize(17)),
-			[]string{"spec.size: Invalid value: 17: must be no more than 16"}},
-		{"default policy, size 40", def, gen.Memcached("default", "cache", gen.WithSize(40)),
-			[]string{"spec.size: Invalid value: 40: must be no more than 16"}},
-		{"default policy, size 0", def, gen.Memcached("default", "cache", gen.WithSize(0)),
-			[]string{"spec.size: Invalid value: 0: must be at least 1"}},
-		{"default policy, size -5", def, gen.Memcached("default", "cache", gen.WithSize(-5)),
-			[]string{"spec.size: Invalid value: -5: must be at least 1"}},
-		{"narrow policy, size 1", narrow, gen.Memcached("default", "cache", gen.WithSize(1)),
-			[]string{"spec.size: Invalid value: 1: must be at least 2"}},
-		{"narrow policy, size 2", narrow, gen.Memcached("default", "cache", gen.WithSize(2)), nil},
-		{"narrow policy, size 8", narrow, gen.Memcached("default", "cache", gen.WithSize(8)), nil},
-		{"narrow policy, size 9", narrow, gen.Memcached("default", "cache", gen.WithSize(9)),
-			[]string{"spec.size: Invalid value: 9: must be no more than 8"}},
-		{"narrow policy, size omitted", narrow, gen.Memcached("default", "cache"), nil},
-		{"a dotted name", def, gen.Memcached("default", "my.cache", gen.WithSize(3)),
-			[]string{`metadata.name: Invalid value: "my.cache": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`}},
-		{"a name and a size, both wrong", def, gen.Memcached("default", "9lives", gen.WithSize(20)), []string{
+		{"default policy, size 3", def, sized("cache", 3), nil, false, 3},
+		{"default policy, size 1", def, sized("cache", 1), nil, true, 1},
+		{"size 2", def, sized("a", 2), nil, false, 2},
+		{"default policy, size 16", def, sized("cache", 16), nil, false, 16},
+		{"default policy, size omitted", def, gen.Memcached("default", "cache"), nil, false, 3},
+		{"size omitted, default 1", webhooks.SizePolicy{Default: 1, Min: 1, Max: 4}, gen.Memcached("default", "a"), nil, true, 1},
+		{"default policy, size 17", def, sized("cache", 17), []string{"spec.size: Invalid value: 17: must be no more than 16"}, false, 17},
+		{"default policy, size 40", def, sized("cache", 40), []string{"spec.size: Invalid value: 40: must be no more than 16"}, false, 40},
+		{"default policy, size 0", def, sized("cache", 0), []string{"spec.size: Invalid value: 0: must be at least 1"}, false, 0},
+		{"default policy, size -5", def, sized("cache", -5), []string{"spec.size: Invalid value: -5: must be at least 1"}, false, -5},
+		{"narrow policy, size 1", narrow, sized("cache", 1), []string{"spec.size: Invalid value: 1: must be at least 2"}, true, 1},
+		{"narrow policy, size 2", narrow, sized("cache", 2), nil, false, 2},
+		{"narrow policy, size 8", narrow, sized("cache", 8), nil, false, 8},
+		{"an out-of-range size is kept for the validator to reject", narrow, sized("cache", 9),
+			[]string{"spec.size: Invalid value: 9: must be no more than 8"}, false, 9},
+		{"size omitted takes the default", narrow, gen.Memcached("default", "cache"), nil, false, 5},
+		{"a dotted name", def, sized("my.cache", 3),
+			[]string{`metadata.name: Invalid value: "my.cache": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`}, false, 3},
+		{"a name and a size, both wrong", def, sized("9lives", 20), []string{
 			`metadata.name: Invalid value: "9lives": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`,
 			"spec.size: Invalid value: 20: must be no more than 16",
-		}},
+		}, false, 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +96,24 @@ func TestValidateMemcached(t *testing.T) {
 					t.Errorf("error %d = %q, want prefix %q", i, got, want)
 				}
 			}
+			if got := tt.policy.Warnings(tt.mc); tt.warn != (len(got) != 0) ||
+				tt.warn && (len(got) != 1 || !strings.HasPrefix(got[0], "spec.size: 1 pod gives no redundancy: ")) {
+				t.Errorf("Warnings() = %q, want the single-pod warning: %v", got, tt.warn)
+			}
+			tt.policy.DefaultMemcached(tt.mc)
+			if tt.mc.Spec.Size == nil || *tt.mc.Spec.Size != tt.wantSize {
+				t.Errorf("spec.size after DefaultMemcached = %v, want %d", tt.mc.Spec.Size, tt.wantSize)
+			}
 		})
+	}
+
+	// The default is a copy: changing one object's size leaves the next alone.
+	a, b := gen.Memcached("default", "a"), gen.Memcached("default", "b")
+	narrow.DefaultMemcached(a)
+	*a.Spec.Size = 99
+	narrow.DefaultMemcached(b)
+	if *b.Spec.Size != 5 {
+		t.Fatalf("second object got size %d, want 5", *b.Spec.Size)
 	}
 }
 
@@ -161,34 +151,6 @@ func TestValidateName(t *testing.T) {
 					!strings.HasPrefix(errs[i].Detail, want) {
 					t.Errorf("error %d = %v, want Invalid metadata.name %q", i, errs[i], want)
 				}
-			}
-		})
-	}
-}
-
-func TestWarnings(t *testing.T) {
-	tests := []struct {
-		name   string
-		policy webhooks.SizePolicy
-		mc     *cachev1.Memcached
-		warn   bool
-	}{
-		{"size 1", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a", gen.WithSize(1)), true},
-		{"size 2", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a", gen.WithSize(2)), false},
-		{"size omitted, default 3", webhooks.DefaultSizePolicy(), gen.Memcached("default", "a"), false},
-		{"size omitted, default 1", webhooks.SizePolicy{Default: 1, Min: 1, Max: 4}, gen.Memcached("default", "a"), true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := tt.policy.Warnings(tt.mc)
-			if !tt.warn {
-				if len(got) != 0 {
-					t.Fatalf("Warnings() = %q, want none", got)
-				}
-				return
-			}
-			if len(got) != 1 || !strings.HasPrefix(got[0], "spec.size: 1 pod gives no redundancy: ") {
-				t.Fatalf("Warnings() = %q, want the single-pod warning", got)
 			}
 		})
 	}

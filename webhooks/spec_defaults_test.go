@@ -17,64 +17,53 @@ import (
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
-// defaulted returns obj as the mutating webhook would store it, on create
-// (old nil) or on update.
-func defaulted(t *testing.T, obj, old any) *cachev1.Memcached {
+// patched returns obj (a Memcached, or its JSON) as the mutating webhook of
+// policy would store it, on create (old nil) or on update.
+func patched(t *testing.T, policy webhooks.SizePolicy, obj any, old *cachev1.Memcached) []byte {
 	t.Helper()
-	opts := []reviewOption{object(obj)}
-	op := admissionv1.Create
+	opts, op := []reviewOption{object(obj)}, admissionv1.Create
 	if old != nil {
-		op = admissionv1.Update
-		opts = append(opts, oldObject(old))
+		opts, op = append(opts, oldObject(old)), admissionv1.Update
 	}
-	resp := post(t, newWebhookHandler(t, webhooks.DefaultSizePolicy()), mutatePath, review(op, opts...), "application/json")
+	resp := post(t, newWebhookHandler(t, policy), mutatePath, review(op, opts...), "application/json")
 	if !resp.Allowed {
 		t.Fatalf("denied: %+v", resp.Result)
 	}
 	doc := rawOf(obj)
-	if len(resp.Patch) > 0 {
-		patch, err := jsonpatch.DecodePatch(resp.Patch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc, err = patch.Apply(doc); err != nil {
-			t.Fatal(err)
-		}
+	if len(resp.Patch) == 0 {
+		return doc
 	}
+	patch, err := jsonpatch.DecodePatch(resp.Patch)
+	if err != nil {
+		t.Fatalf("patch %s: %v", resp.Patch, err)
+	}
+	if doc, err = patch.Apply(doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func defaulted(t *testing.T, policy webhooks.SizePolicy, obj any, old *cachev1.Memcached) *cachev1.Memcached {
+	t.Helper()
 	mc := &cachev1.Memcached{}
-	if err := json.Unmarshal(doc, mc); err != nil {
+	if err := json.Unmarshal(patched(t, policy, obj, old), mc); err != nil {
 		t.Fatal(err)
 	}
 	return mc
 }
 
 func TestSpecDefaults(t *testing.T) {
-	settings := func(memory string) operand.Settings {
-		return operand.FromSpec(&gen.Memcached("ns", "a", gen.WithMemory(memory)).Spec)
-	}
-	derived := func(memory string) *corev1.ResourceRequirements {
-		r := operand.Resources(settings(memory))
+	// resources are what derive gives a Memcached of memory with opts: an
+	// operator before this one derived a CPU limit of 125m per thread
+	// (ResourcesWithCPULimit), and gave a TLS Memcached no room for TLS
+	// sessions (ResourcesWithoutTLSHeadroom).
+	resources := func(derive func(operand.Settings) corev1.ResourceRequirements, memory string, opts ...gen.MemcachedOption) *corev1.ResourceRequirements {
+		r := derive(operand.FromSpec(&gen.Memcached("ns", "a", append(opts, gen.WithMemory(memory))...).Spec))
 		return &r
 	}
-	// earlier are the resources an operator before this one derived: a
-	// CPU limit of 125m per thread.
-	earlier := func(memory string) *corev1.ResourceRequirements {
-		r := operand.ResourcesWithCPULimit(settings(memory))
-		return &r
-	}
-	// beforeTLSHeadroom are the resources a TLS Memcached was given before
-	// its limit kept room for TLS sessions.
-	tlsSettings := func(memory string) operand.Settings {
-		return operand.FromSpec(&gen.Memcached("ns", "a", gen.WithMemory(memory), gen.WithTLS("tls")).Spec)
-	}
-	beforeTLSHeadroom := func(memory string) *corev1.ResourceRequirements {
-		r := operand.ResourcesWithoutTLSHeadroom(tlsSettings(memory))
-		return &r
-	}
-	derivedTLS := func(memory string) *corev1.ResourceRequirements {
-		r := operand.Resources(tlsSettings(memory))
-		return &r
-	}
+	derived := func(memory string) *corev1.ResourceRequirements { return resources(operand.Resources, memory) }
+	earlier := resources(operand.ResourcesWithCPULimit, "64Mi")
+	beforeTLSHeadroom := resources(operand.ResourcesWithoutTLSHeadroom, "64Mi", gen.WithTLS("tls"))
 	mine := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
 	withResources := func(r *corev1.ResourceRequirements) gen.MemcachedOption {
 		return func(mc *cachev1.Memcached) { mc.Spec.Resources = r }
@@ -107,38 +96,34 @@ func TestSpecDefaults(t *testing.T) {
 		// of the size alone keeps the stored resources, which rewriting
 		// would restart every pod for.
 		{name: "update: the earlier derived resources stay when only the size changes",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
-			wantResources: earlier("64Mi"), wantSpread: true},
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi"), withResources(earlier)),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier)),
+			wantResources: earlier, wantSpread: true},
 		{name: "update: the earlier derived resources stay when an apply leaves them out",
 			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi")),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
-			wantResources: earlier("64Mi"), wantSpread: true},
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier)),
+			wantResources: earlier, wantSpread: true},
 		{name: "update: none stored (before the spec had resources) becomes what the pods run",
 			obj:           gen.Memcached("ns", "a", gen.WithSize(5)),
 			old:           gen.Memcached("ns", "a", gen.WithSize(3)),
-			wantResources: earlier("64Mi"), wantSpread: true},
+			wantResources: earlier, wantSpread: true},
 		// A new memory replaces the pods anyway: they get today's defaults.
 		{name: "update: the earlier derived resources follow a new memory, derived as today",
-			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(earlier("64Mi"))),
-			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(earlier("64Mi"))),
+			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(earlier)),
+			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(earlier)),
 			wantResources: derived("512Mi"), wantSpread: true},
 		{name: "update: a TLS Memcached's resources from before the TLS headroom stay when only the size changes",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
-			wantResources: beforeTLSHeadroom("64Mi"), wantSpread: true},
+			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
+			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
+			wantResources: beforeTLSHeadroom, wantSpread: true},
 		{name: "update: a TLS Memcached's resources from before the TLS headroom follow a new memory",
-			obj:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("512Mi"), withResources(beforeTLSHeadroom("64Mi"))),
-			old:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom("64Mi"))),
-			wantResources: derivedTLS("512Mi"), wantSpread: true},
+			obj:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("512Mi"), withResources(beforeTLSHeadroom)),
+			old:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
+			wantResources: resources(operand.Resources, "512Mi", gen.WithTLS("tls")), wantSpread: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var old any
-			if tt.old != nil {
-				old = tt.old
-			}
-			mc := defaulted(t, tt.obj, old)
+			mc := defaulted(t, webhooks.DefaultSizePolicy(), tt.obj, tt.old)
 			if !equality.Semantic.DeepEqual(tt.wantResources, mc.Spec.Resources) {
 				t.Errorf("resources = %v, want %v", mc.Spec.Resources, tt.wantResources)
 			}
@@ -176,11 +161,7 @@ func TestMonitoringDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var old any
-			if tt.old != nil {
-				old = tt.old
-			}
-			if diff := cmp.Diff(tt.want, defaulted(t, tt.obj, old).Spec.Monitoring); diff != "" {
+			if diff := cmp.Diff(tt.want, defaulted(t, webhooks.DefaultSizePolicy(), tt.obj, tt.old).Spec.Monitoring); diff != "" {
 				t.Errorf("spec.monitoring (-want +got):\n%s", diff)
 			}
 		})
