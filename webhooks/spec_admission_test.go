@@ -23,16 +23,9 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 		warnings.take()
 	})
 
-	get := func(ctx SpecContext, name string) *cachev1.Memcached {
-		GinkgoHelper()
-		mc := &cachev1.Memcached{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, mc)).To(Succeed())
-		return mc
-	}
-
 	It("stores what runs: memcached's defaults, resources derived from the memory, the default spread", func(ctx SpecContext) {
 		Expect(k8sClient.Create(ctx, memcachedObject(ns, "defaults"))).To(Succeed())
-		spec := get(ctx, "defaults").Spec
+		spec := stored(ctx, ns, "defaults").Spec
 		Expect(spec.Memory.String()).To(Equal("64Mi"))
 		Expect(spec.MaxItemSize.String()).To(Equal("1Mi"))
 		Expect(spec.MaxConnections).To(HaveValue(Equal(int32(1024))))
@@ -62,7 +55,7 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
 			Expect(warnings.take()).To(ConsistOf("changing spec.memory (64Mi to 256Mi) replaces every memcached pod, " +
 				"one at a time, and each new pod starts with an empty cache"))
-			Expect(get(ctx, "cache").Spec.Resources.Limits.Memory().String()).To(Equal("344Mi"))
+			Expect(stored(ctx, ns, "cache").Spec.Resources.Limits.Memory().String()).To(Equal("344Mi"))
 		})
 
 		It("names every change that restarts the pods", func(ctx SpecContext) {
@@ -93,7 +86,7 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 			mc.Spec.Memory = ptr.To(resource.MustParse("1Gi"))
 			err := k8sClient.Update(ctx, mc)
 			Expect(err).To(MatchError(ContainSubstring(`spec.resources.limits[memory]: Invalid value: "128Mi": must be at least 1116Mi: spec.memory (1Gi) plus 92Mi`)))
-			Expect(get(ctx, "cache").Spec.Memory.String()).To(Equal("64Mi"))
+			Expect(stored(ctx, ns, "cache").Spec.Memory.String()).To(Equal("64Mi"))
 		})
 
 		It("refuses a lowered memory limit alone, not the memory request derived before it", func(ctx SpecContext) {

@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
@@ -17,23 +16,18 @@ var _ = Describe("spec.tls through the API server", func() {
 		warnings.take()
 	})
 
-	It("stores the defaults: an External Secret, no client certificates, the cluster's minimum", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, memcachedObject(ns, "tls", withSpec(map[string]any{
-			"tls": map[string]any{"secretName": "cache-tls"}})))).To(Succeed())
-		mc := &cachev1.Memcached{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "tls"}, mc)).To(Succeed())
-		Expect(mc.Spec.TLS).To(Equal(&cachev1.MemcachedTLS{SecretName: "cache-tls",
-			Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}))
-	})
-
-	It("stores an issuerRef's defaults: an Issuer of cert-manager.io", func(ctx SpecContext) {
-		Expect(k8sClient.Create(ctx, memcachedObject(ns, "issued", withSpec(map[string]any{
-			"tls": map[string]any{"secretName": "cache-tls", "issuerRef": map[string]any{"name": "my-ca"}}})))).To(Succeed())
-		mc := &cachev1.Memcached{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "issued"}, mc)).To(Succeed())
-		Expect(mc.Spec.TLS.IssuerRef).To(Equal(&cachev1.TLSIssuerReference{Name: "my-ca", Kind: "Issuer", Group: "cert-manager.io"}))
-		Expect(warnings.take()).To(BeEmpty())
-	})
+	DescribeTable("stores the defaults",
+		func(ctx SpecContext, tls map[string]any, want *cachev1.MemcachedTLS) {
+			Expect(k8sClient.Create(ctx, memcachedObject(ns, "tls", withSpec(map[string]any{"tls": tls})))).To(Succeed())
+			Expect(stored(ctx, ns, "tls").Spec.TLS).To(Equal(want))
+			Expect(warnings.take()).To(BeEmpty())
+		},
+		Entry("an External Secret, no client certificates, the cluster's minimum", map[string]any{"secretName": "cache-tls"},
+			&cachev1.MemcachedTLS{SecretName: "cache-tls", Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}),
+		Entry("an issuerRef's: an Issuer of cert-manager.io", map[string]any{"secretName": "cache-tls", "issuerRef": map[string]any{"name": "my-ca"}},
+			&cachev1.MemcachedTLS{SecretName: "cache-tls", Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone,
+				IssuerRef: &cachev1.TLSIssuerReference{Name: "my-ca", Kind: "Issuer", Group: "cert-manager.io"}}),
+	)
 
 	DescribeTable("refuses bad values with the field's path",
 		func(ctx SpecContext, tls map[string]any, want string) {
