@@ -8,13 +8,16 @@ import (
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 )
 
+// TestDesiredObjects: a PodDisruptionBudget from two pods, when one may stop.
 func TestDesiredObjects(t *testing.T) {
+	withPDB := []string{"Deployment", "Service", "PodDisruptionBudget"}
 	tests := []struct {
 		size int32
 		want []string
 	}{
-		{size: 1, want: []string{"Deployment", "Service"}},
-		{size: pdbMinSize, want: []string{"Deployment", "Service", "PodDisruptionBudget"}},
+		{1, []string{"Deployment", "Service"}},
+		{2, withPDB},
+		{16, withPDB},
 	}
 	for _, tt := range tests {
 		mc := gen.Memcached("ns", "a", gen.WithSize(tt.size), gen.WithUID("uid-1"))

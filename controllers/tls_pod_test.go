@@ -20,44 +20,43 @@ import (
 func TestDesiredDeploymentTLS(t *testing.T) {
 	modern := tlsprofile.Profile{MinVersion: "VersionTLS13", Ciphers: []string{"TLS_AES_128_GCM_SHA256"}}
 	tests := []struct {
-		name        string
-		tls         func(*cachev1.MemcachedTLS)
-		opts        Options
-		wantFSGroup *int64
-		wantArgs    []string
-		wantSSL     string
+		name string
+		tls  func(*cachev1.MemcachedTLS) // nil: the spec's defaults
+		opts Options
+		// memcachedGroup: memcached's group reads the key, not the SCC's
+		memcachedGroup, clientCA bool
+		wantSSL                  string
 	}{
-		{name: "Kubernetes: memcached's group reads the key", tls: func(*cachev1.MemcachedTLS) {},
-			opts: Options{Platform: PlatformKubernetes}, wantFSGroup: ptr.To[int64](memcachedUID),
-			wantArgs: []string{"--dir=/etc/memcached/tls", "--secret=cache-tls"},
-			wantSSL:  "ssl_min_version=2,ssl_ciphers=ECDHE-ECDSA-AES128-GCM-SHA256:"},
-		{name: "OpenShift: the SCC's group reads it", tls: func(*cachev1.MemcachedTLS) {},
-			opts:     Options{Platform: PlatformOpenShift},
-			wantArgs: []string{"--dir=/etc/memcached/tls", "--secret=cache-tls"},
-			wantSSL:  "ssl_min_version=2,ssl_ciphers="},
-		{name: "the cluster's Modern profile, no TLS 1.2 ciphers", tls: func(*cachev1.MemcachedTLS) {},
-			opts: Options{TLSProfile: modern}, wantFSGroup: ptr.To[int64](memcachedUID),
-			wantArgs: []string{"--dir=/etc/memcached/tls", "--secret=cache-tls"},
-			wantSSL:  "ssl_key=/etc/memcached/tls/tls.key,ssl_min_version=3"},
-		{name: "the spec's minimum wins over the profile's", tls: func(t *cachev1.MemcachedTLS) { t.MinVersion = "VersionTLS12" },
-			opts: Options{TLSProfile: modern}, wantFSGroup: ptr.To[int64](memcachedUID),
-			wantArgs: []string{"--dir=/etc/memcached/tls", "--secret=cache-tls"},
-			wantSSL:  "ssl_min_version=2"},
-		{name: "client certificates", tls: func(t *cachev1.MemcachedTLS) { t.ClientCertificates = cachev1.ClientCertificatesRequired },
-			wantFSGroup: ptr.To[int64](memcachedUID),
-			wantArgs:    []string{"--dir=/etc/memcached/tls", "--secret=cache-tls", "--client-ca"},
-			wantSSL:     "ssl_ca_cert=/etc/memcached/tls/ca.crt,ssl_verify_mode=2"},
+		{"Kubernetes: memcached's group reads the key", nil, Options{Platform: PlatformKubernetes}, true, false,
+			"ssl_min_version=2,ssl_ciphers=ECDHE-ECDSA-AES128-GCM-SHA256:"},
+		{"OpenShift: the SCC's group reads it", nil, Options{Platform: PlatformOpenShift}, false, false, "ssl_min_version=2,ssl_ciphers="},
+		{"the cluster's Modern profile, no TLS 1.2 ciphers", nil, Options{TLSProfile: modern}, true, false,
+			"ssl_key=/etc/memcached/tls/tls.key,ssl_min_version=3"},
+		{"the spec's minimum wins over the profile's", func(t *cachev1.MemcachedTLS) { t.MinVersion = "VersionTLS12" },
+			Options{TLSProfile: modern}, true, false, "ssl_min_version=2"},
+		{"client certificates", func(t *cachev1.MemcachedTLS) { t.ClientCertificates = cachev1.ClientCertificatesRequired },
+			Options{}, true, true, "ssl_ca_cert=/etc/memcached/tls/ca.crt,ssl_verify_mode=2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mc := gen.Memcached("ns", "a", gen.WithTLS("cache-tls"))
-			tt.tls(mc.Spec.TLS)
+			if tt.tls != nil {
+				tt.tls(mc.Spec.TLS)
+			}
 			o := tt.opts
 			o.TLSReloaderImage = "reloader:v1"
 			pod := desiredDeployment(mc, o.withDefaults(), false).Spec.Template.Spec
+			var wantFSGroup *int64
+			if tt.memcachedGroup {
+				wantFSGroup = ptr.To[int64](memcachedUID)
+			}
+			wantArgs := []string{"--dir=/etc/memcached/tls", "--secret=cache-tls"}
+			if tt.clientCA {
+				wantArgs = append(wantArgs, "--client-ca")
+			}
 
-			if got := pod.SecurityContext.FSGroup; !cmp.Equal(got, tt.wantFSGroup) {
-				t.Errorf("fsGroup = %v, want %v", ptr.Deref(got, -1), ptr.Deref(tt.wantFSGroup, -1))
+			if got := pod.SecurityContext.FSGroup; !cmp.Equal(got, wantFSGroup) {
+				t.Errorf("fsGroup = %v, want %v", ptr.Deref(got, -1), ptr.Deref(wantFSGroup, -1))
 			}
 			want := corev1ac.Volume().WithName("tls").WithSecret(corev1ac.SecretVolumeSource().
 				WithSecretName("cache-tls").WithOptional(true).WithDefaultMode(0o440))
@@ -81,10 +80,10 @@ func TestDesiredDeploymentTLS(t *testing.T) {
 				t.Fatalf("init containers %d, containers %d: want the check and the sidecar", len(pod.InitContainers), len(pod.Containers))
 			}
 			check, reloader := pod.InitContainers[0], pod.Containers[1]
-			if diff := cmp.Diff(append([]string{"check"}, tt.wantArgs...), check.Args); diff != "" {
+			if diff := cmp.Diff(append([]string{"check"}, wantArgs...), check.Args); diff != "" {
 				t.Errorf("check's args (-want +got):\n%s", diff)
 			}
-			wantRun := append(append([]string{"run"}, tt.wantArgs...), "--memcached=127.0.0.1:11212", "--health=:11213")
+			wantRun := append(append([]string{"run"}, wantArgs...), "--memcached=127.0.0.1:11212", "--health=:11213")
 			if diff := cmp.Diff(wantRun, reloader.Args); diff != "" {
 				t.Errorf("sidecar's args (-want +got):\n%s", diff)
 			}

@@ -26,41 +26,17 @@ func TestMerge(t *testing.T) {
 		want  []corev1.EnvVar
 	}{
 		{name: "nothing", want: nil},
-		{
-			name:  "adds upper and lower case after other entries",
-			env:   env("A", "1"),
-			proxy: env("HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128"),
-			want:  env("A", "1", "HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128"),
-		},
-		{
-			name:  "changes a value in place of the stale one",
-			env:   env("HTTP_PROXY", "http://old:3128", "A", "1"),
-			proxy: env("HTTP_PROXY", "http://new:3128"),
-			want:  env("A", "1", "HTTP_PROXY", "http://new:3128"),
-		},
-		{
-			name: "removes every managed name when the proxy is unset",
-			env:  env("no_proxy", "x", "A", "1", "HTTPS_PROXY", "y", "B", "2"),
-			want: env("A", "1", "B", "2"),
-		},
-		{
-			name:  "drops duplicates so a repeated merge never appends",
-			env:   env("NO_PROXY", ".svc", "NO_PROXY", ".svc"),
-			proxy: env("NO_PROXY", ".svc", "NO_PROXY", ".other"),
-			want:  env("NO_PROXY", ".svc"),
-		},
-		{
-			name:  "ignores names it does not manage and empty values",
-			env:   env("A", "1"),
-			proxy: env("LD_PRELOAD", "/evil.so", "HTTPS_PROXY", "", "https_proxy", "http://p"),
-			want:  env("A", "1", "https_proxy", "http://p"),
-		},
-		{
-			name:  "is case-sensitive: Http_Proxy is someone else's",
-			env:   env("Http_Proxy", "x"),
-			proxy: env("HTTP_PROXY", "y"),
-			want:  env("Http_Proxy", "x", "HTTP_PROXY", "y"),
-		},
+		{"adds upper and lower case after other entries", env("A", "1"),
+			env("HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128"), env("A", "1", "HTTP_PROXY", "http://p:3128", "http_proxy", "http://p:3128")},
+		{"changes a value in place of the stale one", env("HTTP_PROXY", "http://old:3128", "A", "1"),
+			env("HTTP_PROXY", "http://new:3128"), env("A", "1", "HTTP_PROXY", "http://new:3128")},
+		{"removes every managed name when the proxy is unset", env("no_proxy", "x", "A", "1", "HTTPS_PROXY", "y", "B", "2"),
+			nil, env("A", "1", "B", "2")},
+		{"drops duplicates so a repeated merge never appends", env("NO_PROXY", ".svc", "NO_PROXY", ".svc"),
+			env("NO_PROXY", ".svc", "NO_PROXY", ".other"), env("NO_PROXY", ".svc")},
+		{"ignores names it does not manage and empty values", env("A", "1"),
+			env("LD_PRELOAD", "/evil.so", "HTTPS_PROXY", "", "https_proxy", "http://p"), env("A", "1", "https_proxy", "http://p")},
+		{"is case-sensitive: Http_Proxy is someone else's", env("Http_Proxy", "x"), env("HTTP_PROXY", "y"), env("Http_Proxy", "x", "HTTP_PROXY", "y")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,33 +39,19 @@ func TestAdmittedIngress(t *testing.T) {
 		policies []networkingv1.NetworkPolicy
 		want     map[string][]string
 	}{
-		{name: "no policy: not isolated", want: nil},
-		{
-			name:     "a policy for other pods: not isolated",
-			policies: []networkingv1.NetworkPolicy{policy("other", map[string]string{"app": "memcached"}, ingress)},
-			want:     nil,
-		},
-		{
-			name:     "egress only: ingress not isolated",
-			policies: []networkingv1.NetworkPolicy{policy("egress", nil, []networkingv1.PolicyType{networkingv1.PolicyTypeEgress})},
-			want:     nil,
-		},
-		{
-			name:     "selected without rules: nothing admitted",
-			policies: []networkingv1.NetworkPolicy{policy("deny", nil, ingress)},
-			want:     map[string][]string{},
-		},
-		{
-			name: "omitted policyTypes mean ingress; the two policies' rules add up",
+		{name: "no policy: not isolated"},
+		{name: "a policy for other pods: not isolated", policies: []networkingv1.NetworkPolicy{policy("other", map[string]string{"app": "memcached"}, ingress)}},
+		{name: "egress only: ingress not isolated", policies: []networkingv1.NetworkPolicy{policy("egress", nil, []networkingv1.PolicyType{networkingv1.PolicyTypeEgress})}},
+		{name: "selected without rules: nothing admitted", policies: []networkingv1.NetworkPolicy{policy("deny", nil, ingress)},
+			want: map[string][]string{}},
+		{name: "omitted policyTypes mean ingress; the two policies' rules add up",
 			policies: []networkingv1.NetworkPolicy{
 				policy("webhook", managerLabels, nil, networkingv1.NetworkPolicyIngressRule{Ports: ports(intstr.FromInt32(9443))}),
 				policy("metrics", map[string]string{"control-plane": "controller-manager"}, ingress,
 					networkingv1.NetworkPolicyIngressRule{From: []networkingv1.NetworkPolicyPeer{metricsNamespaces}, Ports: ports(intstr.FromInt32(8443))}),
 			},
-			want: map[string][]string{"TCP/9443": {AnySource}, "TCP/8443": {"namespaces{metrics=enabled}"}},
-		},
-		{
-			name: "every kind of peer, a named port, a range, UDP and a rule for all ports",
+			want: map[string][]string{"TCP/9443": {AnySource}, "TCP/8443": {"namespaces{metrics=enabled}"}}},
+		{name: "every kind of peer, a named port, a range, UDP and a rule for all ports",
 			policies: []networkingv1.NetworkPolicy{policy("mixed", nil, ingress,
 				networkingv1.NetworkPolicyIngressRule{
 					From: []networkingv1.NetworkPolicyPeer{
@@ -86,16 +72,13 @@ func TestAdmittedIngress(t *testing.T) {
 				"TCP/8000-9000":      {"ipBlock 10.0.0.0/8 except [10.1.0.0/16]", "pods{app=prometheus}", "pods{} in namespaces{policy-group.network.openshift.io/host-network=}"},
 				"UDP/53":             {"ipBlock 10.0.0.0/8 except [10.1.0.0/16]", "pods{app=prometheus}", "pods{} in namespaces{policy-group.network.openshift.io/host-network=}"},
 				AllPorts:             {"namespaces{metrics=enabled}"},
-			},
-		},
-		{
-			name: "a source admitted by two policies is listed once",
+			}},
+		{name: "a source admitted by two policies is listed once",
 			policies: []networkingv1.NetworkPolicy{
 				policy("a", nil, ingress, networkingv1.NetworkPolicyIngressRule{Ports: ports(intstr.FromInt32(9443))}),
 				policy("b", nil, ingress, networkingv1.NetworkPolicyIngressRule{Ports: ports(intstr.FromInt32(9443))}),
 			},
-			want: map[string][]string{"TCP/9443": {AnySource}},
-		},
+			want: map[string][]string{"TCP/9443": {AnySource}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
