@@ -203,8 +203,6 @@ var _ = Describe("Memcached admission through the API server", func() {
 		// pass it and need the validating webhook (DNS-1035 label).
 		Entry("name with dots", "cache.example", nil,
 			`Memcached.cache.example.com "cache.example" is invalid: metadata.name: Invalid value: "cache.example": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`),
-		Entry("name of 64 characters", strings.Repeat("a", 64), nil,
-			`metadata.name: Invalid value: "`+strings.Repeat("a", 64)+`": the name is also the Memcached's Service name, so: must be no more than 63 characters`),
 		Entry("name in upper case", "Cache", nil, `metadata.name: Invalid value: "Cache": a lowercase RFC 1123 subdomain must consist of`),
 		Entry("name ending in a hyphen", "cache-", nil, `metadata.name: Invalid value: "cache-": a lowercase RFC 1123 subdomain must consist of`),
 		Entry("name with an underscore", "my_cache", nil, `metadata.name: Invalid value: "my_cache": a lowercase RFC 1123 subdomain must consist of`),
@@ -261,11 +259,7 @@ var _ = Describe("Memcached admission through the API server", func() {
 		// Every spec field has a default, so the spec may be left out too.
 		Entry("spec omitted", "nospec", opts(withoutSpec()), int32(3), ""),
 		Entry("spec null", "nullspec", opts(withSpec(nil)), int32(3), ""),
-		Entry("size 2", "two", opts(withSize(2)), int32(2), ""),
-		Entry("the maximum size", "sixteen", opts(withSize(16)), int32(16), ""),
 		Entry("size 1, with a warning", "one", opts(withSize(1)), int32(1), "spec.size: 1 pod gives no redundancy: "),
-		Entry("a name of 63 characters", strings.Repeat("c", 63), nil, int32(3), ""),
-		Entry("a one-letter name", "x", nil, int32(3), ""),
 		Entry("a float that is a whole number", "wholefloat", opts(withSize(4.0)), int32(4), ""),
 		Entry("the most threads, with the connections they need", "maxthreads",
 			opts(withSpec(map[string]any{"threads": int64(256), "maxConnections": int64(1296)})), int32(3),
