@@ -65,61 +65,40 @@ func TestSpecDefaults(t *testing.T) {
 	earlier := resources(operand.ResourcesWithCPULimit, "64Mi")
 	beforeTLSHeadroom := resources(operand.ResourcesWithoutTLSHeadroom, "64Mi", gen.WithTLS("tls"))
 	mine := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
-	withResources := func(r *corev1.ResourceRequirements) gen.MemcachedOption {
+	m := func(opts ...gen.MemcachedOption) *cachev1.Memcached { return gen.Memcached("ns", "a", opts...) }
+	mem, size, tls := gen.WithMemory, gen.WithSize, gen.WithTLS("tls")
+	res := func(r *corev1.ResourceRequirements) gen.MemcachedOption {
 		return func(mc *cachev1.Memcached) { mc.Spec.Resources = r }
 	}
 	tests := []struct {
 		name          string
-		obj, old      *cachev1.Memcached
+		obj, old      *cachev1.Memcached // a create without old
 		wantResources *corev1.ResourceRequirements
 		wantSpread    bool
 	}{
-		{name: "create: resources from the memory, no CPU limit, the default spread",
-			obj: gen.Memcached("ns", "a", gen.WithMemory("256Mi")), wantResources: derived("256Mi"), wantSpread: true},
-		{name: "create: the user's resources and placement are kept",
-			obj: gen.Memcached("ns", "a", withResources(mine), func(mc *cachev1.Memcached) {
-				mc.Spec.NodeSelector = map[string]string{"disk": "ssd"}
-			}), wantResources: mine},
-		{name: "update: derived resources follow a new memory",
-			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(derived("64Mi"))),
-			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(derived("64Mi"))),
-			wantResources: derived("512Mi"), wantSpread: true},
-		{name: "update: the user's resources stay when the memory changes",
-			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(mine)),
-			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(mine)),
-			wantResources: mine, wantSpread: true},
-		{name: "update: resources the update sets are the user's",
-			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(mine)),
-			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(derived("64Mi"))),
-			wantResources: mine, wantSpread: true},
+		{"create: resources from the memory, no CPU limit, the default spread", m(mem("256Mi")), nil, derived("256Mi"), true},
+		{"create: the user's resources and placement are kept",
+			m(res(mine), func(mc *cachev1.Memcached) { mc.Spec.NodeSelector = map[string]string{"disk": "ssd"} }), nil, mine, false},
+		{"update: derived resources follow a new memory",
+			m(mem("512Mi"), res(derived("64Mi"))), m(mem("64Mi"), res(derived("64Mi"))), derived("512Mi"), true},
+		{"update: the user's resources stay when the memory changes", m(mem("512Mi"), res(mine)), m(mem("64Mi"), res(mine)), mine, true},
+		{"update: resources the update sets are the user's", m(mem("512Mi"), res(mine)), m(mem("64Mi"), res(derived("64Mi"))), mine, true},
 		// An upgrade from an operator that derived a CPU limit: a change
 		// of the size alone keeps the stored resources, which rewriting
 		// would restart every pod for.
-		{name: "update: the earlier derived resources stay when only the size changes",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi"), withResources(earlier)),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier)),
-			wantResources: earlier, wantSpread: true},
-		{name: "update: the earlier derived resources stay when an apply leaves them out",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithMemory("64Mi")),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithMemory("64Mi"), withResources(earlier)),
-			wantResources: earlier, wantSpread: true},
-		{name: "update: none stored (before the spec had resources) becomes what the pods run",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5)),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3)),
-			wantResources: earlier, wantSpread: true},
+		{"update: the earlier derived resources stay when only the size changes",
+			m(size(5), mem("64Mi"), res(earlier)), m(size(3), mem("64Mi"), res(earlier)), earlier, true},
+		{"update: the earlier derived resources stay when an apply leaves them out",
+			m(size(5), mem("64Mi")), m(size(3), mem("64Mi"), res(earlier)), earlier, true},
+		{"update: none stored (before the spec had resources) becomes what the pods run", m(size(5)), m(size(3)), earlier, true},
 		// A new memory replaces the pods anyway: they get today's defaults.
-		{name: "update: the earlier derived resources follow a new memory, derived as today",
-			obj:           gen.Memcached("ns", "a", gen.WithMemory("512Mi"), withResources(earlier)),
-			old:           gen.Memcached("ns", "a", gen.WithMemory("64Mi"), withResources(earlier)),
-			wantResources: derived("512Mi"), wantSpread: true},
-		{name: "update: a TLS Memcached's resources from before the TLS headroom stay when only the size changes",
-			obj:           gen.Memcached("ns", "a", gen.WithSize(5), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
-			old:           gen.Memcached("ns", "a", gen.WithSize(3), gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
-			wantResources: beforeTLSHeadroom, wantSpread: true},
-		{name: "update: a TLS Memcached's resources from before the TLS headroom follow a new memory",
-			obj:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("512Mi"), withResources(beforeTLSHeadroom)),
-			old:           gen.Memcached("ns", "a", gen.WithTLS("tls"), gen.WithMemory("64Mi"), withResources(beforeTLSHeadroom)),
-			wantResources: resources(operand.Resources, "512Mi", gen.WithTLS("tls")), wantSpread: true},
+		{"update: the earlier derived resources follow a new memory, derived as today",
+			m(mem("512Mi"), res(earlier)), m(mem("64Mi"), res(earlier)), derived("512Mi"), true},
+		{"update: a TLS Memcached's resources from before the TLS headroom stay when only the size changes",
+			m(size(5), tls, mem("64Mi"), res(beforeTLSHeadroom)), m(size(3), tls, mem("64Mi"), res(beforeTLSHeadroom)), beforeTLSHeadroom, true},
+		{"update: a TLS Memcached's resources from before the TLS headroom follow a new memory",
+			m(tls, mem("512Mi"), res(beforeTLSHeadroom)), m(tls, mem("64Mi"), res(beforeTLSHeadroom)),
+			resources(operand.Resources, "512Mi", tls), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
