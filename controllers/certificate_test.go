@@ -5,6 +5,7 @@ import (
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -26,14 +27,8 @@ func TestDesiredCertificate(t *testing.T) {
 		t.Errorf("secretName %q, want the one the pods mount", cert.Spec.SecretName)
 	}
 	wantNames := []string{"cache.shop.svc", "cache.shop.svc.cluster.local", "*.cache.shop.svc", "*.cache.shop.svc.cluster.local"}
-	if got := cert.Spec.DNSNames; len(got) != len(wantNames) {
-		t.Errorf("dnsNames %v, want %v", got, wantNames)
-	} else {
-		for i := range got {
-			if got[i] != wantNames[i] {
-				t.Errorf("dnsNames %v, want %v", got, wantNames)
-			}
-		}
+	if diff := cmp.Diff(wantNames, cert.Spec.DNSNames); diff != "" {
+		t.Errorf("dnsNames (-want +got):\n%s", diff)
 	}
 	if want := (cmmeta.IssuerReference{Name: "corp-ca", Kind: cmapi.ClusterIssuerKind, Group: "cert-manager.io"}); cert.Spec.IssuerRef != want {
 		t.Errorf("issuerRef %+v, want %+v", cert.Spec.IssuerRef, want)
@@ -104,16 +99,22 @@ func TestWithCertificateReady(t *testing.T) {
 				gen.WithIssuer(cmapi.IssuerKind, "my-ca")(mc)
 			}
 			st := withCertificateReady(mc, cachev1.MemcachedStatus{Conditions: []metav1.Condition{earlier}}, tt.served, tt.cert)
-			got := meta.FindStatusCondition(st.Conditions, cachev1.ConditionCertificateReady)
-			switch {
-			case tt.want == nil && got != nil:
-				t.Errorf("condition %+v, want none", got)
-			case tt.want == nil:
-			case got == nil:
-				t.Errorf("no condition, want %v", *tt.want)
-			case [3]string{string(got.Status), got.Reason, got.Message} != *tt.want:
-				t.Errorf("condition (%s, %s, %s), want %v", got.Status, got.Reason, got.Message, *tt.want)
-			}
+			checkCondition(t, meta.FindStatusCondition(st.Conditions, cachev1.ConditionCertificateReady), tt.want)
 		})
+	}
+}
+
+// checkCondition asserts that got is want as (status, reason, message), or
+// that there is none when want is nil.
+func checkCondition(t *testing.T, got *metav1.Condition, want *[3]string) {
+	t.Helper()
+	switch {
+	case want == nil && got != nil:
+		t.Errorf("condition %+v, want none", *got)
+	case want == nil:
+	case got == nil:
+		t.Errorf("no condition, want %q", *want)
+	case [3]string{string(got.Status), got.Reason, got.Message} != *want:
+		t.Errorf("condition (%s, %s, %q), want %q", got.Status, got.Reason, got.Message, *want)
 	}
 }

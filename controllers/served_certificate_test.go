@@ -49,15 +49,7 @@ func TestWithServedCertificates(t *testing.T) {
 				gen.WithTLS("cache-tls")(mc)
 			}
 			st := withServedCertificates(mc, cachev1.MemcachedStatus{Conditions: tt.had}, tt.report, tt.known)
-			c := meta.FindStatusCondition(st.Conditions, cachev1.ConditionCertificateExpiring)
-			switch {
-			case tt.want == nil && c != nil:
-				t.Errorf("condition %+v, want none", *c)
-			case tt.want != nil && c == nil:
-				t.Errorf("no condition, want %v", *tt.want)
-			case tt.want != nil && [3]string{string(c.Status), c.Reason, c.Message} != *tt.want:
-				t.Errorf("condition (%s, %s, %q), want %q", c.Status, c.Reason, c.Message, *tt.want)
-			}
+			checkCondition(t, meta.FindStatusCondition(st.Conditions, cachev1.ConditionCertificateExpiring), tt.want)
 		})
 	}
 }
