@@ -137,9 +137,9 @@ var _ = Describe("Memcached admission through the API server", func() {
 		Entry("size as a fraction", "fraction", opts(withSize(2.5)), `spec.size: Invalid value: "float64": spec.size in body must be of type int32`),
 		Entry("size as a bool", "boolsize", opts(withSize(true)), `spec.size in body must be of type int32`),
 		Entry("size as an object", "objsize", opts(withSize(map[string]any{"value": int64(3)})), `spec.size in body must be of type int32`),
-		Entry("threads as a string", "strthreads", opts(withSpec(map[string]any{"threads": "4"})),
+		Entry("threads as a string", "strthreads", specOpts(map[string]any{"threads": "4"}),
 			`spec.threads: Invalid value: "string": spec.threads in body must be of type integer`),
-		Entry("memory that is not a quantity", "lots", opts(withSpec(map[string]any{"memory": "lots"})),
+		Entry("memory that is not a quantity", "lots", specOpts(map[string]any{"memory": "lots"}),
 			`spec.memory: Invalid value: "lots": spec.memory in body should match`),
 
 		// spec itself.
@@ -150,52 +150,51 @@ var _ = Describe("Memcached admission through the API server", func() {
 		// memcached's own start-up rules, in the CRD schema (CEL) and the
 		// validating webhook; the schema answers first. The rules' other
 		// cases are the schema's alone ("the CRD schema without the webhooks").
-		Entry("memory not in whole MiB", "halfmib", opts(withSpec(map[string]any{"memory": "1536Ki"})),
+		Entry("memory not in whole MiB", "halfmib", specOpts(map[string]any{"memory": "1536Ki"}),
 			`spec.memory: Invalid value: "1536Ki": must be a whole number of MiB`),
-		Entry("no memory", "nomem", opts(withSpec(map[string]any{"memory": "0"})),
-			`spec.memory: Invalid value: "0": must be a whole number of MiB, at least 1Mi`),
-		Entry("item size above 1Gi", "hugeitem", opts(withSpec(map[string]any{"memory": "8Gi", "maxItemSize": "2Gi"})),
+		Entry("no memory", "nomem", specOpts(map[string]any{"memory": "0"}), `spec.memory: Invalid value: "0": must be a whole number of MiB, at least 1Mi`),
+		Entry("item size above 1Gi", "hugeitem", specOpts(map[string]any{"memory": "8Gi", "maxItemSize": "2Gi"}),
 			`spec.maxItemSize: Invalid value: "2Gi": must be a multiple of 512Ki from 512Ki to 1Gi`),
-		Entry("item size above half the memory", "halfmem", opts(withSpec(map[string]any{"memory": "7Mi", "maxItemSize": "4Mi"})),
+		Entry("item size above half the memory", "halfmem", specOpts(map[string]any{"memory": "7Mi", "maxItemSize": "4Mi"}),
 			`spec: Invalid value: spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size`),
-		Entry("no connections", "noconns", opts(withSpec(map[string]any{"maxConnections": int64(0)})),
+		Entry("no connections", "noconns", specOpts(map[string]any{"maxConnections": int64(0)}),
 			`spec.maxConnections: Invalid value: 0: spec.maxConnections in body should be greater than or equal to 1`),
-		Entry("connections the threads use up", "fewconns", opts(withSpec(map[string]any{"maxConnections": int64(30)})),
+		Entry("connections the threads use up", "fewconns", specOpts(map[string]any{"maxConnections": int64(30)}),
 			`spec: Invalid value: spec.maxConnections must be at least 5 per thread plus 16: memcached counts 5 file descriptors per thread against it`),
 
 		// What only the webhook knows: the memory limit memcached outgrows,
 		// and the pod spec's rules for resources and placement.
-		Entry("memory limit below the items' memory", "oom", opts(withSpec(map[string]any{
-			"memory": "256Mi", "resources": map[string]any{"limits": map[string]any{"memory": "256Mi"}}})),
+		Entry("memory limit below the items' memory", "oom", specOpts(map[string]any{
+			"memory": "256Mi", "resources": map[string]any{"limits": map[string]any{"memory": "256Mi"}}}),
 			`admission webhook "vmemcached-v1.kb.io" denied the request`,
 			`spec.resources.limits[memory]: Invalid value: "256Mi": must be at least 300Mi: spec.memory (256Mi) plus 44Mi`,
 			`the kernel kills memcached once its cache fills`),
-		Entry("CPU request above its limit", "cpu", opts(withSpec(map[string]any{
-			"resources": map[string]any{"requests": map[string]any{"cpu": "2"}, "limits": map[string]any{"cpu": "1"}}})),
+		Entry("CPU request above its limit", "cpu", specOpts(map[string]any{
+			"resources": map[string]any{"requests": map[string]any{"cpu": "2"}, "limits": map[string]any{"cpu": "1"}}}),
 			`spec.resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1`),
-		Entry("a resource a container cannot ask for", "gpu", opts(withSpec(map[string]any{
-			"resources": map[string]any{"limits": map[string]any{"pods": "1"}}})),
+		Entry("a resource a container cannot ask for", "gpu", specOpts(map[string]any{
+			"resources": map[string]any{"limits": map[string]any{"pods": "1"}}}),
 			`spec.resources.limits[pods]: Unsupported value: "pods"`),
-		Entry("a toleration with operator Exists and a value", "tolvalue", opts(withSpec(map[string]any{
-			"tolerations": []any{map[string]any{"key": "dedicated", "operator": "Exists", "value": "cache"}}})),
+		Entry("a toleration with operator Exists and a value", "tolvalue", specOpts(map[string]any{
+			"tolerations": []any{map[string]any{"key": "dedicated", "operator": "Exists", "value": "cache"}}}),
 			`spec.tolerations[0].value: Invalid value: "cache": must be empty when operator is Exists`),
-		Entry("a toleration with an unknown effect", "toleffect", opts(withSpec(map[string]any{
-			"tolerations": []any{map[string]any{"key": "dedicated", "value": "cache", "effect": "Sometimes"}}})),
+		Entry("a toleration with an unknown effect", "toleffect", specOpts(map[string]any{
+			"tolerations": []any{map[string]any{"key": "dedicated", "value": "cache", "effect": "Sometimes"}}}),
 			`spec.tolerations[0].effect: Unsupported value: "Sometimes"`),
-		Entry("a node selector key that is not a label key", "selector", opts(withSpec(map[string]any{
-			"nodeSelector": map[string]any{"disk type": "ssd"}})),
+		Entry("a node selector key that is not a label key", "selector", specOpts(map[string]any{
+			"nodeSelector": map[string]any{"disk type": "ssd"}}),
 			`spec.nodeSelector: Invalid value: "disk type": name part must consist of`),
-		Entry("a spread with no skew", "skew", opts(withSpec(map[string]any{
-			"topologySpreadConstraints": []any{map[string]any{"maxSkew": int64(0), "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule"}}})),
+		Entry("a spread with no skew", "skew", specOpts(map[string]any{
+			"topologySpreadConstraints": []any{map[string]any{"maxSkew": int64(0), "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule"}}}),
 			`spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero`),
-		Entry("a required node affinity without terms", "affinity", opts(withSpec(map[string]any{
-			"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{}}}}})),
+		Entry("a required node affinity without terms", "affinity", specOpts(map[string]any{
+			"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{}}}}}),
 			`spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value`),
-		Entry("a pod anti-affinity without a topology key", "antiaffinity", opts(withSpec(map[string]any{
+		Entry("a pod anti-affinity without a topology key", "antiaffinity", specOpts(map[string]any{
 			"affinity": map[string]any{"podAntiAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": []any{
-				map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "x"}}}}}}})),
+				map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "x"}}}}}}}),
 			`spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value`),
-		Entry("a priority class name that is not a name", "priority", opts(withSpec(map[string]any{"priorityClassName": "High_Priority"})),
+		Entry("a priority class name that is not a name", "priority", specOpts(map[string]any{"priorityClassName": "High_Priority"}),
 			`spec.priorityClassName: Invalid value: "High_Priority": a lowercase RFC 1123 subdomain`),
 
 		// Names that make invalid children. The API server's own rule
@@ -262,7 +261,7 @@ var _ = Describe("Memcached admission through the API server", func() {
 		Entry("size 1, with a warning", "one", opts(withSize(1)), int32(1), "spec.size: 1 pod gives no redundancy: "),
 		Entry("a float that is a whole number", "wholefloat", opts(withSize(4.0)), int32(4), ""),
 		Entry("the most threads, with the connections they need", "maxthreads",
-			opts(withSpec(map[string]any{"threads": int64(256), "maxConnections": int64(1296)})), int32(3),
+			specOpts(map[string]any{"threads": int64(256), "maxConnections": int64(1296)}), int32(3),
 			"spec.threads: 256 worker threads: memcached warns against more than 64"),
 	)
 
@@ -375,3 +374,5 @@ func causes(err error) []string {
 }
 
 func opts(o ...objectOption) []objectOption { return o }
+
+func specOpts(spec map[string]any) []objectOption { return opts(withSpec(spec)) }
