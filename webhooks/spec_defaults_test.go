@@ -127,16 +127,12 @@ func TestMonitoringDefaults(t *testing.T) {
 		obj, old *cachev1.Memcached
 		want     *cachev1.MemcachedMonitoring
 	}{
-		{name: "create: on", obj: gen.Memcached("ns", "a"), want: on},
-		{name: "create: off when asked", obj: gen.Memcached("ns", "a", gen.WithMonitoring(false)), want: off},
-		{name: "update: one stored before monitoring stays without it",
-			obj: gen.Memcached("ns", "a", gen.WithSize(5)), old: gen.Memcached("ns", "a", gen.WithSize(3))},
-		{name: "update: an apply that leaves it out keeps it on",
-			obj: gen.Memcached("ns", "a", gen.WithSize(5)), old: gen.Memcached("ns", "a", gen.WithMonitoring(true)), want: on},
-		{name: "update: turned off", obj: gen.Memcached("ns", "a", gen.WithMonitoring(false)),
-			old: gen.Memcached("ns", "a", gen.WithMonitoring(true)), want: off},
-		{name: "update: turned on for one stored before monitoring", obj: gen.Memcached("ns", "a", gen.WithMonitoring(true)),
-			old: gen.Memcached("ns", "a"), want: on},
+		{"create: on", gen.Memcached("ns", "a"), nil, on},
+		{"create: off when asked", gen.Memcached("ns", "a", gen.WithMonitoring(false)), nil, off},
+		{"update: one stored before monitoring stays without it", gen.Memcached("ns", "a", gen.WithSize(5)), gen.Memcached("ns", "a", gen.WithSize(3)), nil},
+		{"update: an apply that leaves it out keeps it on", gen.Memcached("ns", "a", gen.WithSize(5)), gen.Memcached("ns", "a", gen.WithMonitoring(true)), on},
+		{"update: turned off", gen.Memcached("ns", "a", gen.WithMonitoring(false)), gen.Memcached("ns", "a", gen.WithMonitoring(true)), off},
+		{"update: turned on for one stored before monitoring", gen.Memcached("ns", "a", gen.WithMonitoring(true)), gen.Memcached("ns", "a"), on},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
