@@ -51,24 +51,24 @@ var _ = Describe("Memcached spec fields through the API server", func() {
 		BeforeEach(func(ctx SpecContext) { mc = createQuietly(ctx, gen.Memcached(ns, "cache")) })
 
 		const restarts = " replaces every memcached pod, one at a time, and each new pod starts with an empty cache"
-		DescribeTable("warns of every change that restarts the pods, and of nothing else",
+		DescribeTable("restart warnings:",
 			func(ctx SpecContext, edit func(*cachev1.MemcachedSpec), want ...string) {
 				edit(&mc.Spec)
 				Expect(k8sClient.Update(ctx, mc)).To(Succeed())
 				Expect(warnings.take()).To(ConsistOf(want))
 			},
-			Entry("a new memory", func(s *cachev1.MemcachedSpec) { s.Memory = ptr.To(resource.MustParse("256Mi")) },
+			Entry("warns that a new memory restarts the pods", func(s *cachev1.MemcachedSpec) { s.Memory = ptr.To(resource.MustParse("256Mi")) },
 				"changing spec.memory (64Mi to 256Mi)"+restarts),
-			Entry("the item size, threads and placement", func(s *cachev1.MemcachedSpec) {
+			Entry("names every change that restarts the pods", func(s *cachev1.MemcachedSpec) {
 				s.Threads, s.MaxItemSize = ptr.To[int32](8), ptr.To(resource.MustParse("2Mi"))
 				s.NodeSelector = map[string]string{"disk": "ssd"}
 			}, "changing spec.maxItemSize (1Mi to 2Mi), spec.threads (4 to 8), the pods' placement"+restarts),
-			Entry("monitoring turned off", func(s *cachev1.MemcachedSpec) { s.Monitoring = &cachev1.MemcachedMonitoring{Enabled: false} },
+			Entry("warns that turning monitoring off restarts the pods", func(s *cachev1.MemcachedSpec) { s.Monitoring = &cachev1.MemcachedMonitoring{Enabled: false} },
 				"changing spec.monitoring.enabled (true to false)"+restarts),
-			Entry("only the size: nothing", func(s *cachev1.MemcachedSpec) { s.Size = ptr.To[int32](5) }),
+			Entry("says nothing of restarts when only the size changes", func(s *cachev1.MemcachedSpec) { s.Size = ptr.To[int32](5) }),
 		)
 
-		It("derives the resources again for a new memory", func(ctx SpecContext) {
+		It("derives the resources again for a new memory, as it warns", func(ctx SpecContext) {
 			mc.Spec.Memory = ptr.To(resource.MustParse("256Mi"))
 			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
 			Expect(stored(ctx, ns, "cache").Spec.Resources.Limits.Memory().String()).To(Equal("344Mi"))

@@ -16,15 +16,15 @@ var _ = Describe("spec.tls through the API server", func() {
 		warnings.take()
 	})
 
-	DescribeTable("stores the defaults",
+	DescribeTable("stores",
 		func(ctx SpecContext, tls map[string]any, want *cachev1.MemcachedTLS) {
 			Expect(k8sClient.Create(ctx, memcachedObject(ns, "tls", withSpec(map[string]any{"tls": tls})))).To(Succeed())
 			Expect(stored(ctx, ns, "tls").Spec.TLS).To(Equal(want))
 			Expect(warnings.take()).To(BeEmpty())
 		},
-		Entry("an External Secret, no client certificates, the cluster's minimum", map[string]any{"secretName": "cache-tls"},
+		Entry("the defaults: an External Secret, no client certificates, the cluster's minimum", map[string]any{"secretName": "cache-tls"},
 			&cachev1.MemcachedTLS{SecretName: "cache-tls", Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone}),
-		Entry("an issuerRef's: an Issuer of cert-manager.io", map[string]any{"secretName": "cache-tls", "issuerRef": map[string]any{"name": "my-ca"}},
+		Entry("an issuerRef's defaults: an Issuer of cert-manager.io", map[string]any{"secretName": "cache-tls", "issuerRef": map[string]any{"name": "my-ca"}},
 			&cachev1.MemcachedTLS{SecretName: "cache-tls", Issuer: cachev1.TLSIssuerExternal, ClientCertificates: cachev1.ClientCertificatesNone,
 				IssuerRef: &cachev1.TLSIssuerReference{Name: "my-ca", Kind: "Issuer", Group: "cert-manager.io"}}),
 	)
