@@ -157,6 +157,10 @@ var _ = Describe("Memcached admission through the API server", func() {
 			`spec.maxItemSize: Invalid value: "2Gi": must be a multiple of 512Ki from 512Ki to 1Gi`),
 		Entry("item size above half the memory", "halfmem", specOpts(map[string]any{"memory": "7Mi", "maxItemSize": "4Mi"}),
 			`spec: Invalid value: spec.maxItemSize must be at most half of spec.memory: memcached refuses a larger item size`),
+		// 256 is admitted (below); with the connections it needs, one more
+		// is refused by the threads' own rule alone.
+		Entry("one thread more than the most", "manythreads", specOpts(map[string]any{"threads": int64(257), "maxConnections": int64(4096)}),
+			`spec.threads: Invalid value: 257: must be from 1 to 256, such as 4`),
 		Entry("no connections", "noconns", specOpts(map[string]any{"maxConnections": int64(0)}),
 			`spec.maxConnections: Invalid value: 0: spec.maxConnections in body should be greater than or equal to 1`),
 		Entry("connections the threads use up", "fewconns", specOpts(map[string]any{"maxConnections": int64(30)}),
