@@ -239,6 +239,16 @@ func (c *realCluster) operatorIn(ctx context.Context, name, ns string, env ...st
 	return op
 }
 
+// tailOnFailure prints the end of *op's log after each spec of the calling
+// container that fails.
+func tailOnFailure(op **operatorproc.Operator) {
+	AfterEach(func() {
+		if CurrentSpecReport().Failed() && *op != nil {
+			GinkgoWriter.Println((*op).Tail(40))
+		}
+	})
+}
+
 // memcachedPID is the host process id of the memcached in pod.
 func (c *realCluster) memcachedPID(ctx context.Context, pod corev1.Pod) int {
 	GinkgoHelper()

@@ -35,11 +35,7 @@ var _ = Describe("memcached metrics from the exporter sidecar on the real node",
 		op = c.operatorIn(ctx, "metrics-operator", ns)
 	}, NodeTimeout(5*time.Minute))
 
-	AfterEach(func() {
-		if CurrentSpecReport().Failed() && op != nil {
-			GinkgoWriter.Println(op.Tail(40))
-		}
-	})
+	tailOnFailure(&op)
 
 	It("answers memcached_up 1 from each pod's exporter, which counts exactly the sets, hits and misses sent to its pod", func(ctx SpecContext) {
 		mc := gen.Memcached(ns, "plain", gen.WithSize(2), gen.WithMonitoring(true))

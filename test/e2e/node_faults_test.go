@@ -48,11 +48,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode,
 		c.serving(ctx, cache, 3, memcachedA.Ref)
 	}, NodeTimeout(5*time.Minute))
 
-	AfterEach(func() {
-		if CurrentSpecReport().Failed() && op != nil {
-			GinkgoWriter.Println(op.Tail(40))
-		}
-	})
+	tailOnFailure(&op)
 
 	// outlives stops (or kills) comp under the serving cache and starts it
 	// again, and checks that nothing a client or the Memcached's status can
@@ -117,11 +113,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode,
 			}
 		}).Should(Succeed())
 
-		now := c.serving(ctx, cache, 3, memcachedA.Ref)
-		for i, p := range now {
-			Expect(p.UID).To(Equal(pods[i].UID), "pod %s: the same pod", p.Name)
-			Expect(restartSummary(p)).To(Equal(restartSummary(pods[i])), "pod %s: no container restarted", p.Name)
-		}
+		c.expectSamePods(ctx, cache, pods)
 		for _, a := range askers {
 			a.stop()
 			Expect(a.failures()).To(BeEmpty(), "pod %s: requests on the connection opened before %s", a.pod.Name, name)
@@ -418,7 +410,6 @@ func (c *realCluster) watchFault(ctx context.Context, mc *cachev1.Memcached, pod
 	ctx, cancel := context.WithCancel(ctx)
 	w := &faultWatch{start: time.Now(), cancel: cancel, pods: &lowest{want: len(pods)},
 		versions: map[types.UID]string{}, original: map[types.UID]bool{}, disrupted: map[types.UID]*corev1.Pod{}}
-	w.status = &statusLog{changeLog: changeLog{start: w.start}}
 	w.pdb = &pdbLog{changeLog: changeLog{start: w.start}}
 	w.node = &nodeLog{changeLog: changeLog{start: w.start}}
 	for _, p := range pods {
@@ -432,11 +423,7 @@ func (c *realCluster) watchFault(ctx context.Context, mc *cachev1.Memcached, pod
 			w.sawPod(ev.Type, p)
 		}
 	}, client.InNamespace(mc.Namespace), podsOf(mc))
-	c.watchEach(ctx, &cachev1.MemcachedList{}, func(ev watch.Event) {
-		if got, ok := ev.Object.(*cachev1.Memcached); ok && got.Name == mc.Name {
-			w.status.see(got.Status)
-		}
-	}, client.InNamespace(mc.Namespace))
+	w.status = c.watchStatus(ctx, mc)
 	c.watchEach(ctx, &policyv1.PodDisruptionBudgetList{}, func(ev watch.Event) {
 		if got, ok := ev.Object.(*policyv1.PodDisruptionBudget); ok && got.Name == mc.Name && ev.Type != watch.Deleted {
 			w.pdb.see(got.Status)
@@ -567,6 +554,18 @@ func (l *statusLog) see(st cachev1.MemcachedStatus) {
 		!slices.Contains(l.unavailables, c.Message) {
 		l.unavailables = append(l.unavailables, c.Message)
 	}
+}
+
+// watchStatus records mc's status from now until ctx ends.
+func (c *realCluster) watchStatus(ctx context.Context, mc *cachev1.Memcached) *statusLog {
+	GinkgoHelper()
+	l := &statusLog{changeLog: changeLog{start: time.Now()}}
+	c.watchEach(ctx, &cachev1.MemcachedList{}, func(ev watch.Event) {
+		if got, ok := ev.Object.(*cachev1.Memcached); ok && got.Name == mc.Name {
+			l.see(got.Status)
+		}
+	}, client.InNamespace(mc.Namespace))
+	return l
 }
 
 func (l *statusLog) fewestReady() int32 { l.mu.Lock(); defer l.mu.Unlock(); return l.ready }

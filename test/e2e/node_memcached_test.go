@@ -67,11 +67,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 		DeferCleanup(func() error { return op.Stop(30 * time.Second) })
 	}, NodeTimeout(5*time.Minute))
 
-	AfterEach(func() {
-		if CurrentSpecReport().Failed() && op != nil {
-			GinkgoWriter.Println(op.Tail(40))
-		}
-	})
+	tailOnFailure(&op)
 
 	It("runs a Memcached of size 3 as three serving memcached pods with 64 MiB for items", func(ctx SpecContext) {
 		cache = gen.Memcached(ns, "cache", gen.WithSize(3))
@@ -127,11 +123,8 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 			}
 		}
 
-		seen := &observations{}
-		watchCtx, stopWatching := context.WithCancel(ctx)
-		defer stopWatching()
-		servers := c.watchServerList(watchCtx, cache, 3)
-		seen.watchReadyReplicas(watchCtx, c, cache)
+		servers := c.watchServerList(ctx, cache, 3)
+		status := c.watchStatus(ctx, cache)
 
 		// The first crash is restarted at once, often before anyone sees
 		// it; the second waits out kubelet's back-off (10 s), which is
@@ -142,7 +135,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 		p := &corev1.Pod{}
 		Expect(c.k8s.Get(ctx, client.ObjectKeyFromObject(&victim), p)).To(Succeed())
 		Expect(syscall.Kill(c.memcachedPID(ctx, *p), syscall.SIGKILL)).To(Succeed())
-		eventually(ctx, seen.minReady).Should(BeNumerically("<", 3), "status.readyReplicas dropped while memcached was down")
+		eventually(ctx, status.fewestReady).Should(BeNumerically("<", 3), "status.readyReplicas dropped while memcached was down")
 
 		By("waiting for kubelet to bring it back")
 		eventually(ctx, restarted(restarts+2)).Should(Succeed())
@@ -277,12 +270,7 @@ var _ = Describe("memcached on the real node", Ordered, Label(labelHost, labelNo
 		wide := gen.Memcached(ns, "wide", gen.WithSize(6))
 		Expect(c.k8s.Create(ctx, wide)).To(Succeed())
 		c.serving(ctx, wide, 6, memcachedA.Ref)
-		readyPods := &lowest{want: 6}
-		watchCtx, stopWatching := context.WithCancel(ctx)
-		defer stopWatching()
-		c.watchReadyPods(watchCtx, wide, readyPods)
-		servers := c.watchServerList(watchCtx, wide, 6)
-		eventually(ctx, readyPods.seen).Should(BeTrue(), "the pod watch saw the 6 pods")
+		readyPods, servers := c.watchServing(ctx, wide, 6)
 
 		rollouts := c.rollouts(ctx, cache, sessions, wide)
 		start := time.Now()
@@ -403,37 +391,6 @@ func (c *realCluster) expectOneRolloutEach(ctx context.Context, before map[strin
 	}
 }
 
-// observations records, from a watch, the lowest readyReplicas a
-// Memcached's status showed.
-type observations struct {
-	mu             sync.Mutex
-	minReadyStatus int32
-	readySeen      bool
-}
-
-func (o *observations) minReady() int32 { o.mu.Lock(); defer o.mu.Unlock(); return o.minReadyStatus }
-
-func (o *observations) watchReadyReplicas(ctx context.Context, c *realCluster, mc *cachev1.Memcached) {
-	GinkgoHelper()
-	w, err := c.k8s.Watch(ctx, &cachev1.MemcachedList{}, client.InNamespace(mc.Namespace))
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		defer w.Stop()
-		for ev := range w.ResultChan() {
-			got, ok := ev.Object.(*cachev1.Memcached)
-			if !ok || got.Name != mc.Name {
-				continue
-			}
-			o.mu.Lock()
-			if !o.readySeen || got.Status.ReadyReplicas < o.minReadyStatus {
-				o.minReadyStatus, o.readySeen = got.Status.ReadyReplicas, true
-			}
-			o.mu.Unlock()
-		}
-	}()
-}
-
 // lowest is the fewest ready things a watch counted, from the moment it
 // first counted want: until then the watch is still listing what exists.
 type lowest struct {
@@ -461,25 +418,31 @@ func (l *lowest) min() int   { l.mu.Lock(); defer l.mu.Unlock(); return l.fewest
 // not being deleted.
 func (c *realCluster) watchReadyPods(ctx context.Context, mc *cachev1.Memcached, l *lowest) {
 	GinkgoHelper()
-	w, err := c.k8s.Watch(ctx, &corev1.PodList{}, client.InNamespace(mc.Namespace), podsOf(mc))
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		defer w.Stop()
-		ready := map[string]bool{}
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type == watch.Error {
-				continue
-			}
-			if ev.Type != watch.Deleted && p.DeletionTimestamp == nil && harness.PodReady(p) {
-				ready[p.Name] = true
-			} else {
-				delete(ready, p.Name)
-			}
-			l.see(len(ready))
+	ready := map[string]bool{}
+	c.watchEach(ctx, &corev1.PodList{}, func(ev watch.Event) {
+		p, ok := ev.Object.(*corev1.Pod)
+		if !ok {
+			return
 		}
-	}()
+		if ev.Type != watch.Deleted && p.DeletionTimestamp == nil && harness.PodReady(p) {
+			ready[p.Name] = true
+		} else {
+			delete(ready, p.Name)
+		}
+		l.see(len(ready))
+	}, client.InNamespace(mc.Namespace), podsOf(mc))
+}
+
+// watchServing counts mc's ready pods from the first count of n on
+// (watchReadyPods) and records its server list (watchServerList) until ctx
+// ends: a spec's context ends with the spec.
+func (c *realCluster) watchServing(ctx context.Context, mc *cachev1.Memcached, n int) (*lowest, *serverList) {
+	GinkgoHelper()
+	ready := &lowest{want: n}
+	c.watchReadyPods(ctx, mc, ready)
+	servers := c.watchServerList(ctx, mc, n)
+	eventually(ctx, ready.seen).Should(BeTrue(), "the pod watch saw the %d pods", n)
+	return ready, servers
 }
 
 // serverList is every list of addresses a Memcached's headless Service

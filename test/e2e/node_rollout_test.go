@@ -53,9 +53,7 @@ var _ = Describe("rollouts paced by warmth on the real node", Ordered, Label(lab
 			fill(ctx, p, items)
 			readers.start(ctx, p)
 		}
-		watchCtx, stopWatching := context.WithCancel(ctx)
-		defer stopWatching()
-		servers := c.watchServerList(watchCtx, mc, 3)
+		servers := c.watchServerList(ctx, mc, 3)
 
 		By("changing the pods' command, which replaces them")
 		patch := client.MergeFrom(mc.DeepCopy())

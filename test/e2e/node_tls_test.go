@@ -102,10 +102,8 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 	renewsInPlace := func(ctx context.Context, mc *cachev1.Memcached, pods []corev1.Pod,
 		dial func(context.Context, corev1.Pod, ...tls.Certificate) (*memcache.Client, error), renew func() *big.Int) {
 		GinkgoHelper()
-		restarts := map[string]string{}
 		clients := map[string]*memcache.Client{}
 		for _, p := range pods {
-			restarts[p.Name] = restartSummary(p)
 			m, err := dial(ctx, p)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func() { _ = m.Close() })
@@ -152,10 +150,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 					"pod %s: item %d, through the connection opened before the renewal", p.Name, i)
 			}
 		}
-		for i, p := range c.serving(ctx, mc, len(pods), memcachedA.Ref) {
-			Expect(p.UID).To(Equal(pods[i].UID), "the same pod")
-			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
-		}
+		c.expectSamePods(ctx, mc, pods)
 	}
 
 	BeforeAll(func(ctx SpecContext) {
@@ -167,11 +162,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 		Expect(err).NotTo(HaveOccurred())
 	}, NodeTimeout(5*time.Minute))
 
-	AfterEach(func() {
-		if CurrentSpecReport().Failed() && op != nil {
-			GinkgoWriter.Println(op.Tail(40))
-		}
-	})
+	tailOnFailure(&op)
 
 	It("serves set/get to a client that verifies the chain, refuses plain text and TLS 1.1, and keeps the key at 0440", func(ctx SpecContext) {
 		c.writeTLSSecret(ctx, ns, secretName, serverCert(), ca.PEM)
@@ -210,12 +201,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 	It("keeps a pod in clients' server list while its TLS sidecar is stopped and the pod is not ready", func(ctx SpecContext) {
 		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
 		victim := pods[0]
-		watchCtx, stopWatching := context.WithCancel(ctx)
-		defer stopWatching()
-		readyPods := &lowest{want: 2}
-		c.watchReadyPods(watchCtx, cache, readyPods)
-		servers := c.watchServerList(watchCtx, cache, 2)
-		eventually(ctx, readyPods.seen).Should(BeTrue(), "the pod watch saw the 2 pods")
+		readyPods, servers := c.watchServing(ctx, cache, 2)
 
 		By("killing the TLS sidecar of " + victim.Name + ": memcached's readiness goes through it")
 		Expect(syscall.Kill(c.containerPID(ctx, victim, "tls-reloader"), syscall.SIGKILL)).To(Succeed())
@@ -231,10 +217,6 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 
 	It("reports a served certificate near its end on the Memcached and in the operator's metrics, restarting nothing", func(ctx SpecContext) {
 		pods := c.serving(ctx, cache, 2, memcachedA.Ref)
-		restarts := map[string]string{}
-		for _, p := range pods {
-			restarts[p.Name] = restartSummary(p)
-		}
 		Eventually(expiring(ctx)).WithContext(ctx).WithTimeout(time.Minute).Should(And(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", cachev1.ReasonCertificatesValid)))
 		Expect(series(ctx)(Default)).To(BeEmpty())
@@ -250,9 +232,7 @@ var _ = Describe("memcached over TLS on the real node", Ordered, Label(labelHost
 		Eventually(series(ctx)).WithContext(ctx).WithTimeout(3*time.Minute).Should(Equal(map[string]float64{
 			pods[0].Name: float64(end.Unix()), pods[1].Name: float64(end.Unix()),
 		}), "every pod's series, valued at the certificate's end")
-		for _, p := range c.serving(ctx, cache, 2, memcachedA.Ref) {
-			Expect(restartSummary(p)).To(Equal(restarts[p.Name]), "pod %s: no container restarted", p.Name)
-		}
+		c.expectSamePods(ctx, cache, pods)
 	}, SpecTimeout(5*time.Minute))
 
 	It("serves a renewed certificate from every pod at the kubelet's next sync, restarting nothing and losing nothing, and clears CertificateExpiring", func(ctx SpecContext) {
@@ -405,6 +385,16 @@ func restartSummary(p corev1.Pod) string {
 		parts = append(parts, fmt.Sprintf("%s=%d", s.Name, s.RestartCount))
 	}
 	return strings.Join(parts, ",")
+}
+
+// expectSamePods checks that mc serves from pods still: not one replaced,
+// no container of theirs restarted.
+func (c *realCluster) expectSamePods(ctx context.Context, mc *cachev1.Memcached, pods []corev1.Pod) {
+	GinkgoHelper()
+	for i, p := range c.serving(ctx, mc, len(pods), memcachedA.Ref) {
+		Expect(p.UID).To(Equal(pods[i].UID), "pod %s: the same pod", p.Name)
+		Expect(restartSummary(p)).To(Equal(restartSummary(pods[i])), "pod %s: no container restarted", p.Name)
+	}
 }
 
 // writeTLSSecret creates or replaces the kubernetes.io/tls Secret name in
