@@ -81,7 +81,7 @@ var _ = Describe("the operator under GODEBUG=fips140=only", Ordered, Label(label
 
 	It("answers both admission webhooks and reconciles", func(ctx SpecContext) {
 		err := k8s.Create(ctx, gen.Memcached(ns, "too-big", gen.WithSize(17)))
-		Expect(err).To(MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+		Expect(err).To(MatchError(ContainSubstring(denied)))
 		cache := gen.Memcached(ns, "cache")
 		Expect(k8s.Create(ctx, cache)).To(Succeed())
 		Expect(cache.Spec.Size).To(HaveValue(BeEquivalentTo(3)), "defaulted by the mutating webhook")

@@ -47,7 +47,7 @@ func theGeneratedRbacSpecs() {
 			Expect(k8s.Create(ctx, mc)).To(Succeed())
 
 			// The lease and its event: leader-election/leader_election_role.yaml.
-			Eventually(func(g Gomega) {
+			eventually(ctx, func(g Gomega) {
 				lease := &coordinationv1.Lease{}
 				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: leaderElectionID}, lease)).To(Succeed())
 				g.Expect(lease.Spec.HolderIdentity).To(HaveValue(Not(BeEmpty())))
@@ -55,28 +55,28 @@ func theGeneratedRbacSpecs() {
 				g.Expect(k8s.List(ctx, events, client.InNamespace(operatorNamespace))).To(Succeed())
 				g.Expect(events.Items).To(ContainElement(And(
 					HaveField("Reason", "LeaderElection"), HaveField("InvolvedObject.Name", leaderElectionID))))
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 
 			// Owned objects (apply) and status (patch): role.yaml.
 			key := client.ObjectKeyFromObject(mc)
-			Eventually(func(g Gomega) {
+			eventually(ctx, func(g Gomega) {
 				g.Expect(k8s.Get(ctx, key, &corev1.Service{})).To(Succeed())
 				g.Expect(k8s.Get(ctx, key, &policyv1.PodDisruptionBudget{})).To(Succeed())
 				g.Expect(k8s.Get(ctx, key, mc)).To(Succeed())
 				g.Expect(mc.Status.ReadyReplicas).To(BeEquivalentTo(2))
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 
 			// An event of the reconciler (events.k8s.io, role.yaml): a resize
 			// records one.
 			Expect(k8s.Patch(ctx, mc, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"size":3}}`)))).To(Succeed())
-			Eventually(func(g Gomega) {
+			eventually(ctx, func(g Gomega) {
 				events := &corev1.EventList{}
 				g.Expect(k8s.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 				g.Expect(events.Items).To(ContainElement(And(
 					HaveField("Reason", "Resized"), HaveField("InvolvedObject.Name", "cache"))))
 				g.Expect(k8s.Get(ctx, key, mc)).To(Succeed())
 				g.Expect(mc.Status.ReadyReplicas).To(BeEquivalentTo(3))
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 
 			// And nothing was refused on the way (checked again, over the whole
 			// log, when the suite ends).

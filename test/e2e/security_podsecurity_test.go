@@ -89,7 +89,7 @@ func refusedPodCreations(ctx context.Context, ns string) ([]string, error) {
 // are all Ready, and no pod creation was refused.
 func expectReadyPods(ctx context.Context, ns, name string) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
+	eventually(ctx, func(g Gomega) {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
@@ -101,7 +101,7 @@ func expectReadyPods(ctx context.Context, ns, name string) {
 			g.Expect(p.Status.Conditions).To(ContainElement(And(
 				HaveField("Type", corev1.PodReady), HaveField("Status", corev1.ConditionTrue))), "pod %s", p.Name)
 		}
-	}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+	}).Should(Succeed())
 	Expect(refusedPodCreations(ctx, ns)).To(BeEmpty())
 }
 
@@ -112,10 +112,10 @@ func podSecurityRestrictedSpecs() {
 			const ns = "restricted-memcached"
 			createRestrictedNamespace(ctx, ns)
 			Expect(k8s.Create(ctx, gen.Memcached(ns, "cache", gen.WithSize(3)))).To(Succeed())
-			Eventually(func() error {
+			eventually(ctx, func() error {
 				_, err := cs.AppsV1().Deployments(ns).Get(ctx, "cache", metav1.GetOptions{})
 				return err
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 			expectReadyPods(ctx, ns, "cache")
 		}, SpecTimeout(3*readyTimeout))
 
@@ -145,9 +145,7 @@ func podSecurityRestrictedSpecs() {
 					return
 				}
 				Expect(recorder.warnings()).To(ContainElement(ContainSubstring("would violate PodSecurity")))
-				Eventually(func() ([]string, error) { return refusedPodCreations(ctx, ns) }).
-					WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).
-					Should(ContainElement(ContainSubstring("violates PodSecurity")))
+				eventually(ctx, func() ([]string, error) { return refusedPodCreations(ctx, ns) }).Should(ContainElement(ContainSubstring("violates PodSecurity")))
 			},
 			Entry("of kustomize build config/default is admitted and runs", "restricted-config-default",
 				func() (*appsv1.Deployment, error) {

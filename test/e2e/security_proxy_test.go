@@ -91,7 +91,7 @@ func proxyCredentialsSpecs() {
 				"HTTPS_PROXY": proxy.httpsProxy, "https_proxy": proxy.httpsProxy,
 				"NO_PROXY": proxy.noProxy, "no_proxy": proxy.noProxy,
 			}
-			Eventually(func(g Gomega) {
+			eventually(ctx, func(g Gomega) {
 				d := &appsv1.Deployment{}
 				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: okNS, Name: "cache"}, d)).To(Succeed())
 				g.Expect(d.Spec.Template.Spec.Containers).NotTo(BeEmpty())
@@ -110,11 +110,11 @@ func proxyCredentialsSpecs() {
 						g.Expect(got).To(HaveKeyWithValue(name, value), "container %s", c.Name)
 					}
 				}
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 		}, SpecTimeout(3*readyTimeout))
 
 		It("reports the failed write as an Event and a Degraded condition", func(ctx SpecContext) {
-			Eventually(func(g Gomega) {
+			eventually(ctx, func(g Gomega) {
 				mc := &cachev1.Memcached{}
 				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: refusedNS, Name: "refused"}, mc)).To(Succeed())
 				c := meta.FindStatusCondition(mc.Status.Conditions, cachev1.ConditionDegraded)
@@ -122,8 +122,8 @@ func proxyCredentialsSpecs() {
 				g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(c.Reason).To(Equal(cachev1.ReasonReconcileFailed))
 				g.Expect(c.Message).To(ContainSubstring("exceeded quota"))
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
-			Eventually(func(g Gomega) {
+			}).Should(Succeed())
+			eventually(ctx, func(g Gomega) {
 				events, err := cs.CoreV1().Events(refusedNS).List(ctx, metav1.ListOptions{})
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(events.Items).To(ContainElement(And(
@@ -131,7 +131,7 @@ func proxyCredentialsSpecs() {
 					HaveField("InvolvedObject.Name", "refused"),
 					HaveField("Message", ContainSubstring("exceeded quota")),
 				)))
-			}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+			}).Should(Succeed())
 		}, SpecTimeout(3*readyTimeout))
 
 		It("keeps them out of every Event, Memcached, Service and PodDisruptionBudget", func(ctx SpecContext) {
@@ -144,10 +144,10 @@ func proxyCredentialsSpecs() {
 				"PodDisruptionBudgets": &policyv1.PodDisruptionBudgetList{},
 			}
 			for kind, list := range lists {
-				Eventually(func(g Gomega) {
+				eventually(ctx, func(g Gomega) {
 					g.Expect(k8s.List(ctx, list)).To(Succeed())
 					g.Expect(meta.LenList(list)).To(BeNumerically(">", 0), "no %s at all: nothing to check", kind)
-				}).WithContext(ctx).WithTimeout(readyTimeout).WithPolling(poll).Should(Succeed())
+				}).Should(Succeed())
 				data, err := json.Marshal(list)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(proxy.leakIn(data)).To(BeEmpty(), "%s hold the proxy credentials", kind)

@@ -18,12 +18,9 @@ import (
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
-// Timeouts of the security specs, sized for a busy two-core machine; they
-// bound waits, they are not figures.
-const (
-	readyTimeout = 2 * time.Minute
-	poll         = 250 * time.Millisecond
-)
+// readyTimeout bounds the security specs' waits, as eventually does,
+// sized for a busy two-core machine: it is not a figure.
+const readyTimeout = 2 * time.Minute
 
 var (
 	// configDefaultObjects is `kustomize build config/default`.

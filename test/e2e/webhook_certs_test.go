@@ -51,6 +51,24 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 		operator      *operatorproc.Operator
 		testNamespace = "e2e"
 	)
+	webhookServiceName := func() string { return webhookService.Name + "." + webhookService.Namespace + ".svc" }
+
+	// servesRenewed puts renewed into dir, as kubelet updates a mounted
+	// Secret, and waits until the server on port presents its certificate,
+	// from the operator process that ran before.
+	servesRenewed := func(ctx context.Context, dir string, port func() int, renewed *corev1.Secret) {
+		GinkgoHelper()
+		pid := operator.PID()
+		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
+		Expect(certstest.WriteSecretVolume(dir, renewed.Data)).To(Succeed())
+		By("checking the server presents the new certificate")
+		start := time.Now()
+		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, port()) }).
+			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(secretSerial(renewed)))
+		GinkgoWriter.Printf("new certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
+		Expect(operator.Running()).To(BeTrue())
+		Expect(operator.PID()).To(Equal(pid), "the operator was not restarted")
+	}
 
 	AfterAll(func(ctx SpecContext) {
 		if operator != nil {
@@ -89,10 +107,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 		By("checking the Secret holds a certificate for <service>.<namespace>.svc, signed by its CA")
 		secret := getSecret(ctx, webhookCert.Namespace, webhookCert.Spec.SecretName)
 		leaf, ca := parseSecret(secret)
-		roots := x509.NewCertPool()
-		roots.AddCert(ca)
-		serviceName := webhookService.Name + "." + webhookService.Namespace + ".svc"
-		Expect(leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: serviceName})).Error().NotTo(HaveOccurred())
+		Expect(leaf.Verify(verifyOptions(ca, webhookServiceName()))).Error().NotTo(HaveOccurred())
 
 		By("checking the CA is injected into both webhook configurations")
 		Eventually(func(g Gomega) {
@@ -160,8 +175,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 		start = time.Now()
 		Eventually(func() error {
 			return k8s.Create(ctx, gen.Memcached(testNamespace, "too-big", gen.WithSize(40)))
-		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
-			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring(denied)))
 		GinkgoWriter.Printf("first webhook answer %s after routing\n", time.Since(start).Round(time.Millisecond))
 
 		By("creating a Memcached without a size: defaulted, then reconciled")
@@ -250,16 +264,7 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 		Expect(operator).NotTo(BeNil(), "needs the previous spec")
 		pid := operator.PID()
 		old, renewed := renewCertificate(ctx, webhookCert)
-		newSerial := secretSerial(renewed)
-
-		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
-		Expect(certstest.WriteSecretVolume(webhookCertDir(), renewed.Data)).To(Succeed())
-
-		By("checking the webhook server presents the new certificate")
-		start := time.Now()
-		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, operator.Ports().Webhook) }).
-			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(newSerial))
-		GinkgoWriter.Printf("new certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
+		servesRenewed(ctx, webhookCertDir(), func() int { return operator.Ports().Webhook }, renewed)
 
 		// cert-manager's CA injector adds the new CA to the bundle and keeps
 		// the old one (feature CAInjectorMerging, on by default), so that
@@ -277,14 +282,13 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 				for _, ca := range cas {
 					roots.AddCert(ca)
 				}
-				g.Expect(newLeaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: webhookService.Name + "." + webhookService.Namespace + ".svc"})).
+				g.Expect(newLeaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: webhookServiceName()})).
 					Error().NotTo(HaveOccurred(), "webhook %s", name)
 			}
 		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 		Eventually(func() error {
 			return k8s.Create(ctx, gen.Memcached(testNamespace, "too-big-after-renewal", gen.WithSize(40)))
-		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(
-			MatchError(ContainSubstring(`admission webhook "vmemcached-v1.kb.io" denied the request`)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring(denied)))
 		mc := gen.Memcached(testNamespace, "after-renewal", gen.WithSize(2))
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 
@@ -295,19 +299,8 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 
 	It("renews the metrics certificate; the metrics server serves the new one without a restart", func(ctx SpecContext) {
 		Expect(operator).NotTo(BeNil(), "needs the operator started above")
-		pid := operator.PID()
 		_, renewed := renewCertificate(ctx, metricsCert)
-
-		By("updating the operator's files from the renewed Secret, as kubelet does for a mounted Secret")
-		Expect(certstest.WriteSecretVolume(metricsCertDir(), renewed.Data)).To(Succeed())
-
-		By("checking the metrics server presents the new certificate")
-		start := time.Now()
-		Eventually(func() (*big.Int, error) { return servedCertificateSerial(ctx, operator.Ports().Metrics) }).
-			WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(Equal(secretSerial(renewed)))
-		GinkgoWriter.Printf("new metrics certificate served %s after the files changed\n", time.Since(start).Round(time.Millisecond))
-		Expect(operator.Running()).To(BeTrue())
-		Expect(operator.PID()).To(Equal(pid))
+		servesRenewed(ctx, metricsCertDir(), func() int { return operator.Ports().Metrics }, renewed)
 	}, SpecTimeout(2*time.Minute))
 })
 
@@ -382,10 +375,8 @@ func getSecretG(ctx context.Context, g Gomega, namespace, name string) *corev1.S
 func parseSecret(s *corev1.Secret) (leaf, ca *x509.Certificate) {
 	GinkgoHelper()
 	parse := func(key string) *x509.Certificate {
-		block, _ := pem.Decode(s.Data[key])
-		Expect(block).NotTo(BeNil(), "Secret %s/%s has no PEM %s", s.Namespace, s.Name, key)
-		c, err := x509.ParseCertificate(block.Bytes)
-		Expect(err).NotTo(HaveOccurred())
+		c, err := parseCertificatePEM(s.Data[key])
+		Expect(err).NotTo(HaveOccurred(), "Secret %s/%s: %s", s.Namespace, s.Name, key)
 		return c
 	}
 	return parse(certs.CertFile), parse(certs.CAFile)
