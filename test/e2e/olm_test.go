@@ -1,17 +1,30 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example-inc/memcached-operator/certs/certstest"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
+	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 )
 
 var (
@@ -117,4 +130,119 @@ func deleteNew(ctx SpecContext, before []string, list client.ObjectList) {
 			Expect(client.IgnoreNotFound(k8s.Delete(ctx, o))).To(Succeed())
 		}
 	}
+}
+
+// tools are the binaries and manifests the OLM specs need besides the
+// control plane, as `make test-e2e` passes them.
+type tools struct {
+	// olm and catalog are OLM's two operators (OLM_BIN_DIR).
+	olm, catalog string
+	// olmCRDs is OLM's deploy/chart/crds (OLM_CRDS_DIR).
+	olmCRDs string
+	// proxyCRD is config.openshift.io's Proxy CRD (OPENSHIFT_PROXY_CRD).
+	proxyCRD string
+	// opm renders (through make catalog) and serves the catalog (OPM).
+	opm string
+}
+
+// toolsFromEnv reads the paths and reports every one that is missing, so
+// that a machine without them fails with one clear message.
+func toolsFromEnv() (tools, []string) {
+	t := tools{
+		olm:      filepath.Join(os.Getenv("OLM_BIN_DIR"), "olm"),
+		catalog:  filepath.Join(os.Getenv("OLM_BIN_DIR"), "catalog"),
+		olmCRDs:  os.Getenv("OLM_CRDS_DIR"),
+		proxyCRD: os.Getenv("OPENSHIFT_PROXY_CRD"),
+		opm:      os.Getenv("OPM"),
+	}
+	var missing []string
+	for name, path := range map[string]string{
+		"OLM_BIN_DIR/olm": t.olm, "OLM_BIN_DIR/catalog": t.catalog, "OLM_CRDS_DIR": t.olmCRDs,
+		"OPENSHIFT_PROXY_CRD": t.proxyCRD, "OPM": t.opm,
+	} {
+		if _, err := os.Stat(path); path == "" || err != nil {
+			missing = append(missing, fmt.Sprintf("%s (%q)", name, path))
+		}
+	}
+	return t, missing
+}
+
+// catalogSourceName is the suite's CatalogSource, in olmNamespace.
+const catalogSourceName = "memcached-operator-catalog"
+
+// renderCatalog writes the file-based catalog of bundleDirs (oldest first)
+// into dir by running `make catalog`, the target that makes the published
+// catalog, so the two cannot drift: opm render of each bundle directory
+// (image fields empty, the manifests inside the catalog), an olm.package
+// blob, and the channels fast and stable, in which each entry carries the
+// replaces and olm.skipRange of its bundle's CSV; then opm validate.
+func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) error {
+	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", repo.Root(), "catalog",
+		"CATALOG_DIR="+dir, "CATALOG_BUNDLES="+strings.Join(bundleDirs, ","), "OPM="+opm)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("make catalog: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// serveCatalog runs `opm serve` on dir at a free port. opm listens on every
+// interface (it has no bind-address flag); the CatalogSource dials
+// 127.0.0.1. Its profiling endpoint is off (it would take localhost:6060,
+// which a second opm serve or another suite would collide on), and its
+// termination log goes to the work directory instead of /dev.
+func serveCatalog(opm, dir, workDir, name string) (*process.Process, int, error) {
+	ports, err := certstest.FreePorts(1)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := process.Start(process.Spec{
+		Path:    opm,
+		LogPath: filepath.Join(workDir, name+".log"),
+		Args: []string{"serve", dir, "--port=" + strconv.Itoa(ports[0]), "--pprof-addr=",
+			"--termination-log=" + filepath.Join(workDir, name+".termination.log")},
+		Dir: workDir,
+	})
+	return p, ports[0], err
+}
+
+// catalogAddress is the gRPC address of a catalog served on port.
+func catalogAddress(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+
+// catalogSource points OLM at a catalog served by address: a grpc source
+// with an address needs no registry pod and no image.
+func catalogSource(address string) *operatorsv1alpha1.CatalogSource {
+	return &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: catalogSourceName, Namespace: olmNamespace},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
+			Address:     address,
+			DisplayName: "Memcached Operator (test)",
+			Publisher:   "memcached-operator test/e2e",
+		},
+	}
+}
+
+// csvWebhooks are the webhook configurations OLM made for the install's CSV
+// of version: labelled with the CSV's name and namespace.
+func csvWebhooks(ctx context.Context, in install, version string) (webhookroute.Webhooks, error) {
+	return webhookroute.List(ctx, k8s, client.MatchingLabels{
+		"olm.owner": csvName(version), "olm.owner.namespace": in.namespace,
+	})
+}
+
+// namespaceSelectors are every webhook's namespaceSelector, by webhook name
+// (OLM scopes a namespaced install's webhooks to its OperatorGroup with it).
+func namespaceSelectors(w webhookroute.Webhooks) map[string]*metav1.LabelSelector {
+	out := map[string]*metav1.LabelSelector{}
+	for _, c := range w.Mutating {
+		for _, h := range c.Webhooks {
+			out[h.Name] = h.NamespaceSelector
+		}
+	}
+	for _, c := range w.Validating {
+		for _, h := range c.Webhooks {
+			out[h.Name] = h.NamespaceSelector
+		}
+	}
+	return out
 }
