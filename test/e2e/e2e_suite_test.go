@@ -80,8 +80,8 @@ var (
 	clientImage = images.BusyboxTag
 	// fromVersion is the committed bundle's version, toVersion the one the
 	// OLM upgrade moves to; the operator image is imported under the names
-	// both CSVs give it.
-	fromVersion, toVersion string
+	// both CSVs give it, fromImage and toImage.
+	fromVersion, toVersion, fromImage, toImage string
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -95,6 +95,9 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	v := utilversion.MustParseSemantic(fromVersion)
 	toVersion = fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()+1)
+	fromImage, err = bundleImage(manifest.BundleDir)
+	Expect(err).NotTo(HaveOccurred())
+	toImage = strings.TrimSuffix(fromImage, fromVersion) + toVersion
 	cluster = clusterProvider.start(ctx)
 	k8s, cs = cluster.k8s, cluster.cs
 
@@ -126,10 +129,6 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // images into it.
 func startLocal(ctx context.Context) *realCluster {
 	GinkgoHelper()
-	fromImage, err := bundleImage(manifest.BundleDir)
-	Expect(err).NotTo(HaveOccurred())
-	toImage := strings.TrimSuffix(fromImage, fromVersion) + toVersion
-
 	start := time.Now()
 	dir := filepath.Join(workDir, "images")
 	var g errgroup.Group
@@ -159,6 +158,7 @@ func startLocal(ctx context.Context) *realCluster {
 	Expect(g.Wait()).To(Succeed())
 	GinkgoWriter.Printf("operator built, images written in %s\n", time.Since(start).Round(time.Millisecond))
 
+	var err error
 	mirror, err = startMirror(workDir)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(mirror.Close)

@@ -18,7 +18,6 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
-	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -62,18 +61,10 @@ func targetsBeyond(in install) []string {
 	return out
 }
 
+// namespacedInstalls install toVersion with toImage: the catalog serves both
+// versions since the upgrade, so a new Subscription installs the channel's
+// head.
 func namespacedInstalls() {
-	// The catalog serves both versions since the upgrade, so a new
-	// Subscription installs the channel's head.
-	var version, image string
-
-	BeforeAll(func() {
-		version = toVersion
-		fromImage, err := bundleImage(manifest.BundleDir)
-		Expect(err).NotTo(HaveOccurred())
-		image = strings.TrimSuffix(fromImage, fromVersion) + toVersion
-	})
-
 	It("installs all four at once: every CSV succeeds and each operator watches exactly its OperatorGroup's namespaces", func(ctx SpecContext) {
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: unwatchedNamespace}})).To(Succeed())
 		start := time.Now()
@@ -81,7 +72,7 @@ func namespacedInstalls() {
 			in.subscribe(ctx)
 		}
 		for _, in := range namespacedInstallList {
-			in.expectInstalled(ctx, version)
+			in.expectInstalled(ctx, toVersion)
 		}
 		GinkgoWriter.Printf("%d namespaced installs Succeeded %s after their Subscriptions were created\n",
 			len(namespacedInstallList), time.Since(start).Round(time.Millisecond))
@@ -93,7 +84,7 @@ func namespacedInstalls() {
 			d := in.deployment(ctx)
 			Expect(d.Spec.Template.Annotations).To(HaveKey("olm.targetNamespaces"))
 			Expect(strings.Split(d.Spec.Template.Annotations["olm.targetNamespaces"], ",")).To(ConsistOf(in.targets))
-			env := processEnv(ctx, in.operatorPod(ctx, image))
+			env := processEnv(ctx, in.operatorPod(ctx, toImage))
 			Expect(strings.Split(env["WATCH_NAMESPACE"], ",")).To(ConsistOf(in.targets), "%s: the manager's WATCH_NAMESPACE", in)
 		}
 	}, SpecTimeout(5*time.Minute))
@@ -105,11 +96,11 @@ func namespacedInstalls() {
 			return ns.Labels
 		}
 		for _, in := range namespacedInstallList {
-			hooks, err := csvWebhooks(ctx, in, version)
+			hooks, err := csvWebhooks(ctx, in, toVersion)
 			Expect(err).NotTo(HaveOccurred())
 			selectors := namespaceSelectors(hooks)
 			csv := &operatorsv1alpha1.ClusterServiceVersion{}
-			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: csvName(version)}, csv)).To(Succeed())
+			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: csvName(toVersion)}, csv)).To(Succeed())
 			Expect(selectors).To(HaveLen(len(csv.Spec.WebhookDefinitions)), "%s: one webhook per webhookdefinition", in)
 			for name, ls := range selectors {
 				sel, err := metav1.LabelSelectorAsSelector(ls)
@@ -150,7 +141,7 @@ func namespacedInstalls() {
 	It("keeps each install's OLM certificate Secret and installs its NetworkPolicies, with what reaches its own namespace only", func(ctx SpecContext) {
 		for _, in := range namespacedInstallList {
 			expectSecretKept(ctx, in)
-			expectNetworkPolicies(ctx, in.String(), in.operatorPod(ctx, image), append(targetsBeyond(in), unwatchedNamespace))
+			expectNetworkPolicies(ctx, in.String(), in.operatorPod(ctx, toImage), append(targetsBeyond(in), unwatchedNamespace))
 		}
 	})
 
@@ -215,7 +206,7 @@ func namespacedInstalls() {
 		overlap.subscribe(ctx)
 		Eventually(func(g Gomega) {
 			csv := &operatorsv1alpha1.ClusterServiceVersion{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: overlap.namespace, Name: csvName(version)}, csv)).To(Succeed())
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: overlap.namespace, Name: csvName(toVersion)}, csv)).To(Succeed())
 			g.Expect(csv.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseFailed))
 			g.Expect(csv.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonInterOperatorGroupOwnerConflict))
 			g.Expect(csv.Status.Message).To(Equal("intersecting operatorgroups provide the same apis"))
@@ -223,7 +214,7 @@ func namespacedInstalls() {
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no operator runs for it (err %v)", err)
 		}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
 
-		ownA.expectInstalled(ctx, version)
+		ownA.expectInstalled(ctx, toVersion)
 		mc := gen.Memcached(ownA.namespace, "after-overlap", gen.WithSize(1))
 		Expect(k8s.Create(ctx, mc)).To(Succeed())
 		expectReconciledWithProxy(ctx, mc, 1)

@@ -72,20 +72,12 @@ func olmInstallSpecs() {
 		Context("AllNamespaces, upgraded under continuous writes", func() {
 			all := install{namespace: operatorNamespace}
 			var (
-				fromImage, toImage string
 				// cache is the Memcached made before the upgrade; its pods and
 				// its Deployment's generation must survive it.
 				cache           *cachev1.Memcached
 				cachePods       map[string]types.UID
 				cacheGeneration int64
 			)
-
-			BeforeAll(func() {
-				var err error
-				fromImage, err = bundleImage(manifest.BundleDir)
-				Expect(err).NotTo(HaveOccurred())
-				toImage = strings.TrimSuffix(fromImage, fromVersion) + toVersion
-			})
 
 			It("installs the committed bundle: the InstallPlan completes and the CSV succeeds", func(ctx SpecContext) {
 				start := time.Now()
