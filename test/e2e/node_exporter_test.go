@@ -15,7 +15,6 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
-	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/images"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
@@ -50,13 +49,7 @@ var _ = Describe("memcached metrics from the exporter sidecar on the real node",
 
 	It("with TLS on, counts exactly the commands sent over TLS, reading memcached's plain listener on loopback", func(ctx SpecContext) {
 		const name = "secure"
-		ca, err := certstest.NewCA("memcached metrics test CA")
-		Expect(err).NotTo(HaveOccurred())
-		// The headless Service's name, which clients verify (see tls_test.go).
-		serverName := fmt.Sprintf("%s.%s.svc", name, ns)
-		cert, err := ca.Issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
-		Expect(err).NotTo(HaveOccurred())
-		c.writeTLSSecret(ctx, ns, name+"-tls", cert, ca.PEM)
+		ca, serverName := c.tlsSecretFor(ctx, ns, name)
 		mc := gen.Memcached(ns, name, gen.WithSize(2), gen.WithMonitoring(true), gen.WithTLS(name+"-tls"))
 		start := time.Now()
 		Expect(c.k8s.Create(ctx, mc)).To(Succeed())

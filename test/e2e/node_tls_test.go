@@ -397,6 +397,21 @@ func (c *realCluster) expectSamePods(ctx context.Context, mc *cachev1.Memcached,
 	}
 }
 
+// tlsSecretFor issues, from a new CA, the certificate of Memcached name in
+// ns: for its headless Service's name, which clients verify, and its pods'
+// names under it. It writes it to the Secret <name>-tls (writeTLSSecret)
+// and returns the CA and the Service's name.
+func (c *realCluster) tlsSecretFor(ctx context.Context, ns, name string) (*certstest.CA, string) {
+	GinkgoHelper()
+	ca, err := certstest.NewCA(name + " test CA")
+	Expect(err).NotTo(HaveOccurred())
+	serverName := name + "." + ns + ".svc"
+	cert, err := ca.Issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
+	Expect(err).NotTo(HaveOccurred())
+	c.writeTLSSecret(ctx, ns, name+"-tls", cert, ca.PEM)
+	return ca, serverName
+}
+
 // writeTLSSecret creates or replaces the kubernetes.io/tls Secret name in
 // ns, holding cert and the CA's certificate.
 func (c *realCluster) writeTLSSecret(ctx context.Context, ns, name string, cert certstest.Cert, caPEM []byte) {

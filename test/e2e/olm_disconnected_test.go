@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
-	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/manifest"
@@ -161,20 +159,9 @@ func disconnectedInstallSpecs() {
 			GinkgoWriter.Printf("release bundle made in %s\n", time.Since(start).Round(time.Millisecond))
 			afterPush = len(mirror.Requests())
 
-			catalogDir := filepath.Join(dir, "catalog")
-			Expect(renderCatalog(ctx, paths.opm, catalogDir, releaseDir)).To(Succeed())
-			p, port, err := serveCatalog(paths.opm, catalogDir, workDir, "opm-release")
-			Expect(err).NotTo(HaveOccurred())
-			catalogServer = p
-			source := catalogSource(catalogAddress(port))
-			source.Name = releaseCatalog
-			Expect(k8s.Create(ctx, source)).To(Succeed())
-			Eventually(func(g Gomega) {
-				cs := &operatorsv1alpha1.CatalogSource{}
-				g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(source), cs)).To(Succeed())
-				g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
-				g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
-			}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+			var address string
+			catalogServer, address = serveCatalog(ctx, "release", releaseDir)
+			createCatalogSource(ctx, releaseCatalog, address)
 		}, NodeTimeout(6*time.Minute))
 
 		// The install goes with its namespace, so that an AllNamespaces install
@@ -231,15 +218,7 @@ func disconnectedInstallSpecs() {
 
 		It("runs memcached with its TLS sidecar and metrics exporter, each pulled by digest from the mirror", func(ctx SpecContext) {
 			const cache = "cache"
-			ca, err := certstest.NewCA("disconnected test CA")
-			Expect(err).NotTo(HaveOccurred())
-			serverName := fmt.Sprintf("%s.%s.svc", cache, ns)
-			cert, err := ca.Issue(certstest.CertOptions{DNSNames: []string{serverName, "*." + serverName}})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(k8s.Create(ctx, &corev1.Secret{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cache + "-tls"}, Type: corev1.SecretTypeTLS,
-				Data: map[string][]byte{"tls.crt": cert.CertPEM, "tls.key": cert.KeyPEM, "ca.crt": ca.PEM},
-			})).To(Succeed())
+			cluster.tlsSecretFor(ctx, ns, cache)
 			mc := gen.Memcached(ns, cache, gen.WithSize(1), gen.WithTLS(cache+"-tls"), gen.WithMonitoring(true))
 			Expect(k8s.Create(ctx, mc)).To(Succeed())
 

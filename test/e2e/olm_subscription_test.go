@@ -46,21 +46,9 @@ func olmInstallSpecs() {
 
 		BeforeAll(func(ctx SpecContext) {
 			By("rendering bundle/ into a catalog with make catalog and serving it with opm serve")
-			dir := filepath.Join(workDir, "catalog-v"+fromVersion)
-			Expect(renderCatalog(ctx, paths.opm, dir, manifest.BundleDir)).To(Succeed())
-			p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+fromVersion)
-			Expect(err).NotTo(HaveOccurred())
+			p, address := serveCatalog(ctx, "v"+fromVersion, manifest.BundleDir)
 			catalogServers = append(catalogServers, p)
-
-			Expect(k8s.Create(ctx, catalogSource(catalogAddress(port)))).To(Succeed())
-			start := time.Now()
-			Eventually(func(g Gomega) {
-				cs := &operatorsv1alpha1.CatalogSource{}
-				g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: olmNamespace, Name: catalogSourceName}, cs)).To(Succeed())
-				g.Expect(cs.Status.GRPCConnectionState).NotTo(BeNil())
-				g.Expect(cs.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
-			}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
-			GinkgoWriter.Printf("CatalogSource READY %s after create\n", time.Since(start).Round(time.Millisecond))
+			createCatalogSource(ctx, catalogSourceName, address)
 		}, NodeTimeout(3*time.Minute))
 
 		AfterAll(func() {
@@ -222,10 +210,7 @@ func olmInstallSpecs() {
 				By(fmt.Sprintf("serving a catalog with %s and %s, which replaces it", fromVersion, toVersion))
 				nextDir := filepath.Join(workDir, "bundle-v"+toVersion)
 				Expect(nextBundle(manifest.BundleDir, nextDir, toVersion)).To(Equal(fromVersion))
-				dir := filepath.Join(workDir, "catalog-v"+toVersion)
-				Expect(renderCatalog(ctx, paths.opm, dir, manifest.BundleDir, nextDir)).To(Succeed())
-				p, port, err := serveCatalog(paths.opm, dir, workDir, "opm-v"+toVersion)
-				Expect(err).NotTo(HaveOccurred())
+				p, address := serveCatalog(ctx, "v"+toVersion, manifest.BundleDir, nextDir)
 				catalogServers = append(catalogServers, p)
 
 				By("writing through admission without pause: dry-run creates the webhooks must admit and ones they must refuse")
@@ -249,7 +234,7 @@ func olmInstallSpecs() {
 				catalog := &operatorsv1alpha1.CatalogSource{}
 				Expect(k8s.Get(ctx, client.ObjectKey{Namespace: olmNamespace, Name: catalogSourceName}, catalog)).To(Succeed())
 				before := catalog.DeepCopy()
-				catalog.Spec.Address = catalogAddress(port)
+				catalog.Spec.Address = address
 				Expect(k8s.Patch(ctx, catalog, client.MergeFrom(before))).To(Succeed())
 
 				csv := all.expectInstalled(ctx, toVersion)

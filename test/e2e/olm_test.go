@@ -170,49 +170,45 @@ func toolsFromEnv() (tools, []string) {
 // catalogSourceName is the suite's CatalogSource, in olmNamespace.
 const catalogSourceName = "memcached-operator-catalog"
 
-// renderCatalog writes the file-based catalog of bundleDirs (oldest first)
-// into dir by running `make catalog`, the target that makes the published
-// catalog, so the two cannot drift: opm render of each bundle directory
-// (image fields empty, the manifests inside the catalog), an olm.package
-// blob, and the channels fast and stable, in which each entry carries the
-// replaces and olm.skipRange of its bundle's CSV; then opm validate.
-func renderCatalog(ctx context.Context, opm, dir string, bundleDirs ...string) error {
-	cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", repo.Root(), "catalog",
-		"CATALOG_DIR="+dir, "CATALOG_BUNDLES="+strings.Join(bundleDirs, ","), "OPM="+opm)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("make catalog: %w\n%s", err, out)
-	}
-	return nil
-}
-
-// serveCatalog runs `opm serve` on dir at a free port. opm listens on every
-// interface (it has no bind-address flag); the CatalogSource dials
-// 127.0.0.1. Its profiling endpoint is off (it would take localhost:6060,
-// which a second opm serve or another suite would collide on), and its
-// termination log goes to the work directory instead of /dev.
-func serveCatalog(opm, dir, workDir, name string) (*process.Process, int, error) {
+// serveCatalog writes the file-based catalog of bundleDirs (oldest first)
+// into the work directory's catalog-<name> by running `make catalog`, the
+// target that makes the published catalog, so the two cannot drift: opm
+// render of each bundle directory (image fields empty, the manifests inside
+// the catalog), an olm.package blob, and the channels fast and stable, in
+// which each entry carries the replaces and olm.skipRange of its bundle's
+// CSV; then opm validate. It serves the catalog with `opm serve`, logging
+// to opm-<name>.log, at a free port, and returns the server and its gRPC
+// address. opm listens on every interface (it has no bind-address flag);
+// the CatalogSource dials 127.0.0.1. Its profiling endpoint is off (it
+// would take localhost:6060, which a second opm serve or another suite
+// would collide on), and its termination log goes to the work directory
+// instead of /dev.
+func serveCatalog(ctx context.Context, name string, bundleDirs ...string) (*process.Process, string) {
+	GinkgoHelper()
+	dir := filepath.Join(workDir, "catalog-"+name)
+	out, err := exec.CommandContext(ctx, "make", "--no-print-directory", "-C", repo.Root(), "catalog",
+		"CATALOG_DIR="+dir, "CATALOG_BUNDLES="+strings.Join(bundleDirs, ","), "OPM="+paths.opm).CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "make catalog:\n%s", out)
 	ports, err := certstest.FreePorts(1)
-	if err != nil {
-		return nil, 0, err
-	}
+	Expect(err).NotTo(HaveOccurred())
 	p, err := process.Start(process.Spec{
-		Path:    opm,
-		LogPath: filepath.Join(workDir, name+".log"),
+		Path:    paths.opm,
+		LogPath: filepath.Join(workDir, "opm-"+name+".log"),
 		Args: []string{"serve", dir, "--port=" + strconv.Itoa(ports[0]), "--pprof-addr=",
-			"--termination-log=" + filepath.Join(workDir, name+".termination.log")},
+			"--termination-log=" + filepath.Join(workDir, "opm-"+name+".termination.log")},
 		Dir: workDir,
 	})
-	return p, ports[0], err
+	Expect(err).NotTo(HaveOccurred())
+	return p, "127.0.0.1:" + strconv.Itoa(ports[0])
 }
 
-// catalogAddress is the gRPC address of a catalog served on port.
-func catalogAddress(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-
-// catalogSource points OLM at a catalog served by address: a grpc source
-// with an address needs no registry pod and no image.
-func catalogSource(address string) *operatorsv1alpha1.CatalogSource {
-	return &operatorsv1alpha1.CatalogSource{
-		ObjectMeta: metav1.ObjectMeta{Name: catalogSourceName, Namespace: olmNamespace},
+// createCatalogSource points OLM at the catalog served at address, as
+// CatalogSource name, and waits until OLM's connection to it is READY: a
+// grpc source with an address needs no registry pod and no image.
+func createCatalogSource(ctx context.Context, name, address string) {
+	GinkgoHelper()
+	source := &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: olmNamespace},
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
 			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
 			Address:     address,
@@ -220,6 +216,14 @@ func catalogSource(address string) *operatorsv1alpha1.CatalogSource {
 			Publisher:   "memcached-operator test/e2e",
 		},
 	}
+	Expect(k8s.Create(ctx, source)).To(Succeed())
+	start := time.Now()
+	Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(source), source)).To(Succeed())
+		g.Expect(source.Status.GRPCConnectionState).NotTo(BeNil())
+		g.Expect(source.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+	GinkgoWriter.Printf("CatalogSource %s READY %s after create\n", name, time.Since(start).Round(time.Millisecond))
 }
 
 // csvWebhooks are the webhook configurations OLM made for the install's CSV
