@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +20,17 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
@@ -249,4 +258,191 @@ func namespaceSelectors(w webhookroute.Webhooks) map[string]*metav1.LabelSelecto
 		}
 	}
 	return out
+}
+
+// olmNamespace is where olm and catalog run: the global catalog namespace,
+// which is where the suite's CatalogSource lives.
+const olmNamespace = "olm"
+
+// olmStopTimeout is how long OLM's operators get to exit on SIGTERM.
+const olmStopTimeout = 30 * time.Second
+
+// olmOperators runs OLM's two operators as host processes, as the recipe in
+// ../shared/toolchain.md does; both run throughout the OLM specs.
+type olmOperators struct {
+	tools   tools
+	cluster *localcluster.Cluster
+	// dir holds the logs and olm's serving certificate.
+	dir string
+
+	olm, catalog *process.Process
+}
+
+// spec runs an OLM binary against the cluster, logging to dir/<name>.log.
+func (o *olmOperators) spec(binary, name string, args ...string) process.Spec {
+	return process.Spec{
+		Path: binary, Args: args, Dir: o.dir, LogPath: filepath.Join(o.dir, name+".log"),
+		Env: append(os.Environ(), "KUBECONFIG="+o.cluster.KubeconfigPath()),
+	}
+}
+
+// olmArgs: both operators serve health and metrics on a fixed port, :8080
+// without TLS and :8443 with it, so olm gets a certificate from the cluster's
+// CA (and, as --tls-cert requires, a client CA) to keep out of catalog's way.
+func (o *olmOperators) olmArgs() ([]string, error) {
+	cert, key, ca := filepath.Join(o.dir, "olm-tls.crt"), filepath.Join(o.dir, "olm-tls.key"), filepath.Join(o.dir, "cluster-ca.crt")
+	if _, err := os.Stat(cert); errors.Is(err, os.ErrNotExist) {
+		certPEM, keyPEM, err := o.cluster.IssueServingCertificate("localhost")
+		if err != nil {
+			return nil, err
+		}
+		if err := errors.Join(os.WriteFile(cert, certPEM, 0o600), os.WriteFile(key, keyPEM, 0o600),
+			os.WriteFile(ca, o.cluster.CACertPEM(), 0o600)); err != nil {
+			return nil, err
+		}
+	}
+	return []string{"--namespace=" + olmNamespace, "--writeStatusName=",
+		"--tls-cert=" + cert, "--tls-key=" + key, "--client-ca=" + ca}, nil
+}
+
+// startOLM starts olm-operator, logging to olm.log.
+func (o *olmOperators) startOLM() error {
+	args, err := o.olmArgs()
+	if err != nil {
+		return err
+	}
+	o.olm, err = process.Start(o.spec(o.tools.olm, "olm", args...))
+	return err
+}
+
+func (o *olmOperators) startCatalog() error {
+	var err error
+	o.catalog, err = process.Start(o.spec(o.tools.catalog, "catalog", "--namespace="+olmNamespace, "--writeStatusName="))
+	return err
+}
+
+func (o *olmOperators) stopAll() error {
+	return errors.Join(o.olm.Stop(olmStopTimeout), o.catalog.Stop(olmStopTimeout))
+}
+
+// readCRDs decodes every CRD in the YAML files at paths (files or
+// directories of *.yaml).
+func readCRDs(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var files []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil {
+			return nil, err
+		} else if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, matches...)
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := dec.Decode(crd); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if crd.Kind == "CustomResourceDefinition" {
+				crds = append(crds, crd)
+			}
+		}
+	}
+	if len(crds) == 0 {
+		return nil, fmt.Errorf("no CRD in %v", paths)
+	}
+	return crds, nil
+}
+
+// createCRDs creates the CRDs, as `kubectl create` does (an apply would need
+// the last-applied annotation, and OLM's CSV CRD is too large for it), and
+// waits until every one is Established. One that another spec made first
+// (faults_olm_first_rollout_test.go makes the Subscription CRD) is replaced.
+func createCRDs(ctx context.Context, c client.Client, crds []*apiextensionsv1.CustomResourceDefinition) {
+	for _, crd := range crds {
+		err := c.Create(ctx, crd)
+		if apierrors.IsAlreadyExists(err) {
+			existing := &apiextensionsv1.CustomResourceDefinition{}
+			ExpectWithOffset(1, c.Get(ctx, client.ObjectKeyFromObject(crd), existing)).To(Succeed())
+			crd.ResourceVersion = existing.ResourceVersion
+			err = c.Update(ctx, crd)
+		}
+		ExpectWithOffset(1, err).To(Succeed(), "CRD %s", crd.Name)
+	}
+	EventuallyWithOffset(1, func(g Gomega) {
+		for _, crd := range crds {
+			got := &apiextensionsv1.CustomResourceDefinition{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(crd), got)).To(Succeed())
+			established := false
+			for _, cond := range got.Status.Conditions {
+				established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
+			}
+			g.Expect(established).To(BeTrue(), "CRD %s not Established", crd.Name)
+			// Discovery serves a CRD a moment after it is Established; until
+			// then a create of its kind fails with no kind match.
+			gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+			_, err := c.RESTMapper().RESTMapping(gk, crd.Spec.Versions[0].Name)
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
+}
+
+// The cluster-wide proxy, as an OpenShift cluster publishes it. The
+// password is what the operator's log must never show.
+const (
+	proxyPassword = "s3cr3t-pw"
+	httpProxy     = "http://olmuser:" + proxyPassword + "@proxy.example.com:3128"
+	httpsProxy    = "http://olmuser:" + proxyPassword + "@proxy.example.com:3129"
+	noProxy       = ".cluster.local,.svc,10.96.0.0/16,127.0.0.1,localhost"
+)
+
+// clusterProxyEnv is what OLM injects into the operator's containers from
+// the Proxy status: the three upper-case names only.
+func clusterProxyEnv() map[string]string {
+	return map[string]string{"HTTP_PROXY": httpProxy, "HTTPS_PROXY": httpsProxy, "NO_PROXY": noProxy}
+}
+
+// memcachedProxyEnv is what the operator puts into every memcached
+// container (controllers/proxyenv): each variable in upper and lower case.
+func memcachedProxyEnv() map[string]string {
+	return map[string]string{
+		"HTTP_PROXY": httpProxy, "HTTPS_PROXY": httpsProxy, "NO_PROXY": noProxy,
+		"http_proxy": httpProxy, "https_proxy": httpsProxy, "no_proxy": noProxy,
+	}
+}
+
+var proxyGVK = schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: "Proxy"}
+
+// createClusterProxy creates the Proxy `cluster` and sets its status, which
+// is what olm reads (on OpenShift the network operator copies the spec there,
+// adding the cluster's own networks to noProxy). The status goes through the
+// status subresource: a create drops it.
+func createClusterProxy(ctx context.Context, c client.Client) {
+	proxy := &unstructured.Unstructured{}
+	proxy.SetGroupVersionKind(proxyGVK)
+	proxy.SetName("cluster")
+	fields := map[string]any{"httpProxy": httpProxy, "httpsProxy": httpsProxy, "noProxy": noProxy}
+	ExpectWithOffset(1, unstructured.SetNestedField(proxy.Object, fields, "spec")).To(Succeed())
+	ExpectWithOffset(1, c.Create(ctx, proxy)).To(Succeed())
+	ExpectWithOffset(1, unstructured.SetNestedField(proxy.Object, fields, "status")).To(Succeed())
+	ExpectWithOffset(1, c.Status().Update(ctx, proxy)).To(Succeed())
+
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(proxyGVK)
+	ExpectWithOffset(1, c.Get(ctx, client.ObjectKey{Name: "cluster"}, got)).To(Succeed())
+	status, _, _ := unstructured.NestedStringMap(got.Object, "status")
+	ExpectWithOffset(1, status).To(Equal(map[string]string{"httpProxy": httpProxy, "httpsProxy": httpsProxy, "noProxy": noProxy}))
 }
