@@ -3,20 +3,27 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
 )
 
 // memcachedSet is a rollout of Memcached objects in a namespace that holds
@@ -146,4 +153,161 @@ func (s *memcachedSet) waitConverged(ctx context.Context) {
 		}
 		g.Expect(problems).To(BeEmpty())
 	}).WithContext(ctx).WithTimeout(s.timeout()).WithPolling(2 * time.Second).Should(Succeed())
+}
+
+// problems lists every way the set's namespace differs from a converged
+// set: each Memcached with its status right (Available, Progressing done,
+// not Degraded, readyReplicas, nodes, observedGeneration), exactly one
+// Deployment and Service and, from size 2, one PDB, each controlled by it,
+// and no other object: no orphan, no duplicate, no ReplicaSet beyond the
+// one each Deployment needs, no pod beyond spec.size.
+func (s *memcachedSet) problems(ctx context.Context) ([]string, error) {
+	c := &convergence{set: s}
+	for _, l := range []client.ObjectList{&c.mcs, &c.deps, &c.svcs, &c.pdbs, &c.rss, &c.pods} {
+		if err := k8s.List(ctx, l, client.InNamespace(s.ns)); err != nil {
+			return nil, err
+		}
+	}
+	c.uids = map[string]types.UID{}
+	for _, mc := range c.mcs.Items {
+		c.uids[mc.Name] = mc.UID
+	}
+	if len(c.mcs.Items) != len(s.names) {
+		c.report("%d Memcached objects, want %d", len(c.mcs.Items), len(s.names))
+	}
+	all := func(string) bool { return true }
+	deps := c.owned("Deployment", objects(c.deps.Items), all)
+	c.owned("Service", objects(c.svcs.Items), all)
+	c.owned("PodDisruptionBudget", objects(c.pdbs.Items), func(name string) bool { return s.sizes[name] >= 2 })
+	readyPods := c.replicaSetsAndPods(deps)
+	for _, mc := range c.mcs.Items {
+		c.memcached(&mc, deps, readyPods[mc.Name])
+	}
+	return c.problems, nil
+}
+
+// convergence is one look at a set's namespace, and what is wrong in it.
+type convergence struct {
+	set      *memcachedSet
+	mcs      cachev1.MemcachedList
+	deps     appsv1.DeploymentList
+	svcs     corev1.ServiceList
+	pdbs     policyv1.PodDisruptionBudgetList
+	rss      appsv1.ReplicaSetList
+	pods     corev1.PodList
+	uids     map[string]types.UID // Memcached name -> UID
+	problems []string
+	// replicaSets counts each Deployment's ReplicaSets.
+	replicaSets map[string]int
+}
+
+func (c *convergence) report(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+// owned checks that objs are exactly one per Memcached that wants one, each
+// controlled by its namesake, and returns them by name.
+func (c *convergence) owned(kind string, objs []metav1.Object, wants func(name string) bool) map[string]metav1.Object {
+	byName := map[string]metav1.Object{}
+	for _, o := range objs {
+		byName[o.GetName()] = o
+		uid, ok := c.uids[o.GetName()]
+		switch {
+		case !ok || !wants(o.GetName()):
+			c.report("%s %s belongs to no Memcached that wants one (orphan or extra)", kind, o.GetName())
+		case !controlledBy(o, uid):
+			c.report("%s %s is not controlled by Memcached %s (%s)", kind, o.GetName(), o.GetName(), uid)
+		}
+	}
+	for _, name := range c.set.names {
+		if _, ok := byName[name]; wants(name) && !ok {
+			c.report("Memcached %s has no %s", name, kind)
+		}
+	}
+	return byName
+}
+
+// replicaSetsAndPods checks that every ReplicaSet belongs to a live
+// Deployment and every pod to a live ReplicaSet, counts the ReplicaSets,
+// and returns the ready pods' names by Memcached.
+func (c *convergence) replicaSetsAndPods(deps map[string]metav1.Object) map[string][]string {
+	rsOwner := map[types.UID]string{} // ReplicaSet UID -> Memcached name
+	c.replicaSets = map[string]int{}
+	for _, rs := range c.rss.Items {
+		ref := metav1.GetControllerOf(&rs)
+		d, ok := deps[ptr.Deref(ref, metav1.OwnerReference{}).Name]
+		if !ok || !controlledBy(&rs, d.GetUID()) {
+			c.report("ReplicaSet %s is controlled by no live Deployment", rs.Name)
+			continue
+		}
+		rsOwner[rs.UID] = d.GetName()
+		c.replicaSets[d.GetName()]++
+	}
+	ready := map[string][]string{}
+	for _, p := range c.pods.Items {
+		ref := metav1.GetControllerOf(&p)
+		if ref == nil || rsOwner[ref.UID] == "" {
+			c.report("pod %s is controlled by no live ReplicaSet", p.Name)
+			continue
+		}
+		if harness.PodReady(&p) && p.DeletionTimestamp.IsZero() {
+			ready[rsOwner[ref.UID]] = append(ready[rsOwner[ref.UID]], p.Name)
+		}
+	}
+	return ready
+}
+
+// memcached checks one Memcached: its Deployment's size, its ReplicaSet
+// and its status against the ready pods.
+func (c *convergence) memcached(mc *cachev1.Memcached, deps map[string]metav1.Object, ready []string) {
+	size, ok := c.set.sizes[mc.Name]
+	if !ok {
+		c.report("Memcached %s was not created by the test", mc.Name)
+		return
+	}
+	if n := c.replicaSets[mc.Name]; n != 1 {
+		c.report("Deployment %s has %d ReplicaSets, want 1", mc.Name, n)
+	}
+	if d, ok := deps[mc.Name].(*appsv1.Deployment); ok && (ptr.Deref(d.Spec.Replicas, -1) != size || d.Status.ReadyReplicas != size) {
+		c.report("Deployment %s: replicas %v, ready %d, want %d", mc.Name, d.Spec.Replicas, d.Status.ReadyReplicas, size)
+	}
+	slices.Sort(ready)
+	st := mc.Status
+	switch {
+	case st.ObservedGeneration != mc.Generation:
+		c.report("Memcached %s: observedGeneration %d, generation %d", mc.Name, st.ObservedGeneration, mc.Generation)
+	case !meta.IsStatusConditionTrue(st.Conditions, cachev1.ConditionAvailable),
+		!meta.IsStatusConditionFalse(st.Conditions, cachev1.ConditionProgressing),
+		!meta.IsStatusConditionFalse(st.Conditions, cachev1.ConditionDegraded):
+		c.report("Memcached %s: conditions %s", mc.Name, conditionSummary(st.Conditions))
+	case st.ReadyReplicas != size || len(ready) != int(size):
+		c.report("Memcached %s: status.readyReplicas %d, ready pods %d, want %d", mc.Name, st.ReadyReplicas, len(ready), size)
+	case !slices.Equal(st.Nodes, ready):
+		c.report("Memcached %s: status.nodes %v, ready pods %v", mc.Name, st.Nodes, ready)
+	}
+}
+
+// objects turns a list's items into metav1.Objects.
+func objects[T any, PT interface {
+	*T
+	metav1.Object
+}](items []T) []metav1.Object {
+	out := make([]metav1.Object, 0, len(items))
+	for i := range items {
+		out = append(out, PT(&items[i]))
+	}
+	return out
+}
+
+func controlledBy(o metav1.Object, uid types.UID) bool {
+	ref := metav1.GetControllerOf(o)
+	return ref != nil && ref.UID == uid
+}
+
+func conditionSummary(conds []metav1.Condition) string {
+	s := ""
+	for _, c := range conds {
+		s += fmt.Sprintf("%s=%s(%s) ", c.Type, c.Status, c.Reason)
+	}
+	return s
 }

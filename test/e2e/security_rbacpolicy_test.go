@@ -2,11 +2,21 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/example-inc/memcached-operator/hack/repo"
+	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // problems lists the problems of findings, in order.
@@ -218,4 +228,166 @@ func coversCoreGroup(groups []string) bool {
 // include it.
 func coversSecrets(r string) bool {
 	return r == "secrets" || strings.HasPrefix(r, "secrets/") || r == rbacv1.ResourceAll || strings.HasPrefix(r, "*/")
+}
+
+// TestGeneratedRBAC holds every role the project ships (config/rbac, the
+// Roles and ClusterRoles in bundle/manifests and the CSV's permission sets)
+// to the policy of CheckRules.
+func TestGeneratedRBAC(t *testing.T) {
+	var roles []role
+	for _, dir := range []string{configRBACDir, filepath.Join(configRBACDir, "leader-election"), filepath.Join(configRBACDir, "network-policy"), bundleManifestDir} {
+		rs, err := rolesInDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roles = append(roles, rs...)
+	}
+	b, err := manifest.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles = append(roles, csvRoles(b.CSV)...)
+
+	// The roles the operator runs with must be among those read, or a
+	// renamed file would make this test pass on nothing.
+	names := make([]string, 0, len(roles))
+	for _, r := range roles {
+		names = append(names, r.name)
+	}
+	for _, want := range []string{
+		"config/rbac/role.yaml ClusterRole manager-role",
+		"config/rbac/leader-election/leader_election_role.yaml Role leader-election-role",
+		"bundle/manifests/memcached-operator-leader-election-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-leader-election-role",
+		"config/rbac/network-policy/network_policy_role.yaml Role network-policy-role",
+		"bundle/manifests/memcached-operator-network-policy-role_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-network-policy-role",
+		"bundle/manifests/memcached-operator-olm_rbac.authorization.k8s.io_v1_role.yaml Role memcached-operator-olm",
+		"config/rbac/metrics_auth_role.yaml ClusterRole metrics-auth-role",
+		"config/rbac/metrics_reader_role.yaml ClusterRole metrics-reader",
+		"CSV clusterPermissions of " + operatorServiceAccount,
+		"CSV permissions of " + operatorServiceAccount,
+	} {
+		if !slices.Contains(names, want) {
+			t.Errorf("did not read %q; read %q", want, names)
+		}
+	}
+
+	for _, r := range roles {
+		for _, f := range CheckRules(r.name, r.rules) {
+			t.Errorf("%v", f)
+		}
+	}
+}
+
+// Where the generated manifests are.
+var (
+	configRBACDir     = filepath.Join(repo.Root(), "config", "rbac")
+	configDefaultDir  = filepath.Join(repo.Root(), "config", "default")
+	bundleManifestDir = filepath.Join(manifest.BundleDir, "manifests")
+)
+
+// Names config/default gives the operator's objects (config/manager and
+// config/rbac with its namePrefix and namespace), beside those of
+// node_inclusteroperator_test.go.
+const (
+	operatorServiceAccount = "memcached-operator-controller-manager"
+)
+
+// role is the rules of one Role, ClusterRole or CSV permission set, named
+// for messages by where it comes from.
+type role struct {
+	name  string
+	rules []rbacv1.PolicyRule
+}
+
+// rolesIn returns the Roles and ClusterRoles of a YAML stream; source names
+// the stream in the roles' names.
+func rolesIn(source string, data []byte) ([]role, error) {
+	objs, err := manifest.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	var out []role
+	for _, u := range objs {
+		var rules []rbacv1.PolicyRule
+		switch u.GroupVersionKind() {
+		case rbacv1.SchemeGroupVersion.WithKind("Role"):
+			var r rbacv1.Role
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, &r, true); err != nil {
+				return nil, fmt.Errorf("%s: Role %s: %w", source, u.GetName(), err)
+			}
+			rules = r.Rules
+		case rbacv1.SchemeGroupVersion.WithKind("ClusterRole"):
+			var r rbacv1.ClusterRole
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, &r, true); err != nil {
+				return nil, fmt.Errorf("%s: ClusterRole %s: %w", source, u.GetName(), err)
+			}
+			rules = r.Rules
+		default:
+			continue
+		}
+		out = append(out, role{name: fmt.Sprintf("%s %s %s", source, u.GetKind(), u.GetName()), rules: rules})
+	}
+	return out, nil
+}
+
+// rolesInDir returns the roles of every YAML file in dir.
+func rolesInDir(dir string) ([]role, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no YAML files in %s", dir)
+	}
+	var out []role
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(repo.Root(), f)
+		roles, err := rolesIn(rel, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, roles...)
+	}
+	return out, nil
+}
+
+// csvRoles are the permission sets the CSV makes OLM grant: clusterPermissions
+// become ClusterRoles, permissions namespaced Roles.
+func csvRoles(csv *v1alpha1.ClusterServiceVersion) []role {
+	var out []role
+	spec := csv.Spec.InstallStrategy.StrategySpec
+	for _, p := range spec.ClusterPermissions {
+		out = append(out, role{name: fmt.Sprintf("CSV clusterPermissions of %s", p.ServiceAccountName), rules: p.Rules})
+	}
+	for _, p := range spec.Permissions {
+		out = append(out, role{name: fmt.Sprintf("CSV permissions of %s", p.ServiceAccountName), rules: p.Rules})
+	}
+	return out
+}
+
+// kustomizeBuild runs `kustomize build dir` and decodes the objects.
+func kustomizeBuild(dir string) ([]*unstructured.Unstructured, error) {
+	out, err := harness.KustomizeBuild(dir)
+	if err != nil {
+		return nil, err
+	}
+	return manifest.Decode(out)
+}
+
+// deploymentIn returns the Deployment named name among objs.
+func deploymentIn(objs []*unstructured.Unstructured, name string) (*appsv1.Deployment, error) {
+	for _, u := range objs {
+		if u.GetKind() == "Deployment" && u.GetName() == name {
+			d := &appsv1.Deployment{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, d, true); err != nil {
+				return nil, err
+			}
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("no Deployment %q", name)
 }
