@@ -158,12 +158,8 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 	}, SpecTimeout(2*time.Minute))
 
 	It("serves /metrics to a bound ServiceAccount token and refuses an anonymous caller", Label(labelHost), func(ctx SpecContext) {
-		Expect(c.k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scraper"}})).To(Succeed())
-		Expect(c.k8s.Create(ctx, &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics-reader"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"}},
-		})).To(Succeed())
+		Expect(createServiceAccount(ctx, ns, "scraper")).To(Succeed())
+		Expect(bindClusterRole(ctx, "scraper-metrics-reader", metricsReaderRole, ns, "scraper")).To(Succeed())
 		token, err := c.local.ServiceAccountToken(ctx, ns, "scraper")
 		Expect(err).NotTo(HaveOccurred())
 

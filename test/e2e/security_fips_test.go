@@ -74,7 +74,7 @@ var _ = Describe("the operator under GODEBUG=fips140=only", Ordered, Label(label
 	It("holds the leader election Lease", func(ctx SpecContext) {
 		eventually(ctx, func(g Gomega) {
 			var lease coordinationv1.Lease
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "memcached-operator.cache.example.com"}, &lease)).To(Succeed())
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: leaseName}, &lease)).To(Succeed())
 			g.Expect(lease.Spec.HolderIdentity).To(HaveValue(Not(BeEmpty())))
 		}).Should(Succeed())
 	})
