@@ -94,7 +94,7 @@ func TestCheckRules(t *testing.T) {
 // path as the generated manifests, so a reader that dropped rules could not
 // make the generated RBAC look clean.
 func TestCheckFlagsBadRoleManifest(t *testing.T) {
-	const manifest = `
+	const roleYAML = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
@@ -113,7 +113,7 @@ kind: ServiceAccount
 metadata:
   name: not-a-role
 `
-	roles, err := rolesIn("inline", []byte(manifest))
+	roles, err := rolesIn("inline", []byte(roleYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
