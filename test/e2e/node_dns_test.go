@@ -51,7 +51,7 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelHost,
 	// addresses, or an error that holds what nslookup said.
 	lookup := func(ctx context.Context, name string) func() ([]string, error) {
 		return func() ([]string, error) {
-			out, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", ns, "exec", clientPod, "--", "nslookup", "-type=a", name+".")
+			out, err := kubectl(ctx, nil, "-n", ns, "exec", clientPod, "--", "nslookup", "-type=a", name+".")
 			if err != nil {
 				return nil, fmt.Errorf("%w\n%s", err, out)
 			}
@@ -67,11 +67,11 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelHost,
 
 		By("applying the sample as the README does, and starting a client pod beside it")
 		samples := filepath.Join(repo.Root(), "config", "samples")
-		Expect(harness.Kubectl(ctx, c.KubeconfigPath(), nil, "apply", "-k", samples)).Error().NotTo(HaveOccurred())
+		Expect(kubectl(ctx, nil, "apply", "-k", samples)).Error().NotTo(HaveOccurred())
 		// default is every spec's: the sample and the client go when the
 		// container ends.
 		DeferCleanup(func(ctx SpecContext) {
-			Expect(harness.Kubectl(ctx, c.KubeconfigPath(), nil, "delete", "--ignore-not-found", "-k", samples)).Error().NotTo(HaveOccurred())
+			Expect(kubectl(ctx, nil, "delete", "--ignore-not-found", "-k", samples)).Error().NotTo(HaveOccurred())
 			Expect(client.IgnoreNotFound(c.k8s.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clientPod}}))).To(Succeed())
 		})
 		Expect(c.k8s.Create(ctx, &corev1.Pod{
@@ -92,7 +92,7 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelHost,
 	}, NodeTimeout(5*time.Minute))
 
 	It("gives pods the cluster's DNS server and search path in /etc/resolv.conf", func(ctx SpecContext) {
-		out, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", ns, "exec", clientPod, "--", "cat", "/etc/resolv.conf")
+		out, err := kubectl(ctx, nil, "-n", ns, "exec", clientPod, "--", "cat", "/etc/resolv.conf")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(strings.Split(strings.TrimSpace(string(out)), "\n")).To(ConsistOf(
 			"search "+ns+".svc."+domain+" svc."+domain+" "+domain,
@@ -160,7 +160,7 @@ var _ = Describe("the cluster's DNS on the real node", Ordered, Label(labelHost,
 		// answers); so does one lookup on a loaded machine, which a retry
 		// gets past. Only a refusal passes.
 		Eventually(func(g Gomega) {
-			out, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", ns, "exec", clientPod, "--", "nslookup", "-type=a", "example.com.")
+			out, err := kubectl(ctx, nil, "-n", ns, "exec", clientPod, "--", "nslookup", "-type=a", "example.com.")
 			g.Expect(err).To(HaveOccurred(), "%s", out)
 			g.Expect(string(out)).To(ContainSubstring("REFUSED"))
 		}).WithContext(ctx).WithTimeout(40 * time.Second).WithPolling(time.Second).Should(Succeed())

@@ -187,7 +187,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode,
 		Expect(w.pdb.fewest()).To(BeEquivalentTo(1), "disruptionsAllowed before the drain")
 		DeferCleanup(func(ctx SpecContext) {
 			// Whatever happened, the next spec finds the node schedulable.
-			_, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "uncordon", localcluster.RealNodeName)
+			_, err := kubectl(ctx, nil, "uncordon", localcluster.RealNodeName)
 			Expect(err).NotTo(HaveOccurred())
 		})
 
@@ -199,8 +199,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode,
 		// healthy.
 		By("draining " + localcluster.RealNodeName)
 		start := time.Now()
-		out, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "drain", localcluster.RealNodeName,
-			"--ignore-daemonsets", "--delete-emptydir-data", "--timeout=12s")
+		out, err := kubectl(ctx, nil, "drain", localcluster.RealNodeName, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=12s")
 		AddReportEntry("kubectl drain: exit and output", fmt.Sprintf("after %s: %v\n%s", time.Since(start).Round(100*time.Millisecond), err, out))
 		Expect(err).To(MatchError(ContainSubstring("Cannot evict pod as it would violate the pod's disruption budget")),
 			"drain reports the PDB refusing a second eviction")
@@ -244,7 +243,7 @@ var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode,
 			HaveField("Reason", "EvictionByEvictionAPI"))), "the evicted pod says why")
 
 		By("uncordoning: the replacement is scheduled and the Memcached is Available again")
-		_, err = harness.Kubectl(ctx, c.KubeconfigPath(), nil, "uncordon", localcluster.RealNodeName)
+		_, err = kubectl(ctx, nil, "uncordon", localcluster.RealNodeName)
 		Expect(err).NotTo(HaveOccurred())
 		now := c.serving(ctx, cache, 3, memcachedA.Ref)
 		AddReportEntry("drain: from the drain to 3 pods serving after the uncordon", time.Since(start).Round(100*time.Millisecond).String())

@@ -61,7 +61,7 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 
 	AfterEach(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
-			out, _ := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", operatorNamespace, "logs", "deploy/"+operatorDeployment, "--tail=40")
+			out, _ := kubectl(ctx, nil, "-n", operatorNamespace, "logs", "deploy/"+operatorDeployment, "--tail=40")
 			GinkgoWriter.Printf("operator log:\n%s\n", out)
 		}
 	})
@@ -86,11 +86,11 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 
 	It("runs the manager pod, whose log the API server reads through the kubelet", func(ctx SpecContext) {
 		start := time.Now()
-		Expect(harness.Kubectl(ctx, c.KubeconfigPath(), manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
+		Expect(kubectl(ctx, manifests, "apply", "-f", "-")).Error().NotTo(HaveOccurred())
 		pod := managerPod(ctx)
 		AddReportEntry("manager pod Ready after kubectl apply", time.Since(start).Round(time.Millisecond).String())
 
-		log, err := harness.Kubectl(ctx, c.KubeconfigPath(), nil, "-n", operatorNamespace, "logs", pod.Name)
+		log, err := kubectl(ctx, nil, "-n", operatorNamespace, "logs", pod.Name)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(log)).To(ContainSubstring("starting manager"))
 	}, SpecTimeout(5*time.Minute))
