@@ -220,7 +220,10 @@ func disconnectedInstallSpecs() {
 			const cache = "cache"
 			cluster.tlsSecretFor(ctx, ns, cache)
 			mc := gen.Memcached(ns, cache, gen.WithSize(1), gen.WithTLS(cache+"-tls"), gen.WithMonitoring(true))
-			Expect(k8s.Create(ctx, mc)).To(Succeed())
+			// The CSV succeeds before kube-proxy may route to the webhook
+			// Service's endpoint: the first creates can find it refusing.
+			Eventually(func() error { return k8s.Create(ctx, mc) }).
+				WithContext(ctx).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 
 			var pod corev1.Pod
 			Eventually(func(g Gomega) {
