@@ -30,33 +30,8 @@ const (
 	scenarioWebhook   = "webhook"
 )
 
-// Groups -scenarios takes besides names, so that CI can run the scenarios
-// on kwok nodes beside suites that hold the machine's one real node, and
-// the rest after them, without a list that misses a new scenario.
-const (
-	groupRealNode = "real-node"
-	groupKwok     = "kwok"
-)
-
 func allScenarios() []string {
-	return append(realNodeScenarios(), scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook)
-}
-
-// realNodeScenarios run memcached on the real node; the others run on
-// the control plane's cluster with kwok nodes.
-func realNodeScenarios() []string {
-	return []string{scenarioMemcached, scenarioMemory, scenarioRollout}
-}
-
-// scenarioNames expands a -scenarios item: a group or one name.
-func scenarioNames(item string) []string {
-	switch item {
-	case groupRealNode:
-		return realNodeScenarios()
-	case groupKwok:
-		return slices.DeleteFunc(allScenarios(), func(s string) bool { return slices.Contains(realNodeScenarios(), s) })
-	}
-	return []string{item}
+	return []string{scenarioMemcached, scenarioMemory, scenarioRollout, scenarioFloor, scenarioConverge, scenarioIdle, scenarioResize, scenarioRSS, scenarioWebhook}
 }
 
 // options are the bench's flags, defaulted and validated in one place; the
@@ -148,8 +123,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.rolloutSteady, "rollout-steady", 10*time.Second, "how long the rollout scenario's load runs before the change")
 	fs.DurationVar(&o.rolloutTail, "rollout-tail", 20*time.Second, "how long the rollout scenario's load runs after the rollout")
 	fs.DurationVar(&o.rolloutWarmupTimeout, "rollout-timeout", 0, "spec.rollout.warmupTimeout of the rollout scenario's Memcached (0: the API's default)")
-	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", ")+
-		", or the groups "+groupRealNode+" ("+strings.Join(realNodeScenarios(), ", ")+") and "+groupKwok+" (the others)")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(allScenarios(), ","), "comma-separated scenarios to run: "+strings.Join(allScenarios(), ", "))
 	fs.BoolVar(&o.smoke, "smoke", false, "CI smoke run: "+smokeUsage()+" unless set, "+
 		"results and plots in the work directory unless -out/-plot/-memcached-out/-memory-out/-rollout-out/-rollout-plot are set; "+
 		"fails only if a scenario cannot complete or a counted target is missed")
@@ -199,11 +173,9 @@ func parseOptions(args []string) (options, error) {
 		}
 		o.memoryTLSConnections = append(o.memoryTLSConnections, int32(n))
 	}
-	for _, item := range strings.Split(scenarios, ",") {
-		for _, s := range scenarioNames(strings.TrimSpace(item)) {
-			if s != "" && !slices.Contains(o.scenarios, s) {
-				o.scenarios = append(o.scenarios, s)
-			}
+	for _, s := range strings.Split(scenarios, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.scenarios, s) {
+			o.scenarios = append(o.scenarios, s)
 		}
 	}
 	if !o.smoke {
@@ -293,10 +265,10 @@ func (o options) wants(s string) bool {
 }
 
 // controlPlane reports whether a scenario of the control plane's cluster
-// runs: any but realNodeScenarios.
+// runs: any but memcached, memory and rollout, which run on the real node.
 func (o options) controlPlane() bool {
 	return slices.ContainsFunc(o.scenarios, func(s string) bool {
-		return !slices.Contains(realNodeScenarios(), s)
+		return s != scenarioMemcached && s != scenarioMemory && s != scenarioRollout
 	})
 }
 

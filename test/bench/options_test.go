@@ -2,7 +2,6 @@ package main
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,24 +97,5 @@ func TestScenarioDependencies(t *testing.T) {
 	}
 	if _, err := parseOptions([]string{"-rollout-zipf", "1"}); err == nil {
 		t.Error("a Zipf exponent of 1 should be refused")
-	}
-}
-
-// CI runs the two groups apart: together they must be every scenario, in
-// the order a whole run takes.
-func TestScenarioGroups(t *testing.T) {
-	var got []string
-	for _, group := range []string{"real-node", "kwok"} {
-		o, err := parseOptions([]string{"-smoke", "-scenarios", group})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if o.controlPlane() != (group == "kwok") {
-			t.Errorf("-scenarios %s: controlPlane() = %t", group, o.controlPlane())
-		}
-		got = append(got, o.scenarios...)
-	}
-	if want := allScenarios(); !slices.Equal(got, want) {
-		t.Errorf("real-node then kwok = %v, want %v", got, want)
 	}
 }
