@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
+	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -60,6 +62,25 @@ func (op *operator) stop() error {
 		return nil
 	}
 	return op.Stop(30 * time.Second)
+}
+
+// reading is the operator's metrics and its process's usage at one moment.
+type reading struct {
+	m metrics
+	u process.Usage
+}
+
+// read reads the operator's metrics, then its usage; at a window's end it
+// reads the usage first, so that the scrape's CPU falls outside the window.
+func (op *operator) read(ctx context.Context, end bool) (r reading, err error) {
+	usage := func() (err error) { r.u, err = op.Usage(); return err }
+	scrape := func() (err error) { r.m, err = op.metrics(ctx); return err }
+	if end {
+		err = errors.Join(usage(), scrape())
+	} else {
+		err = errors.Join(scrape(), usage())
+	}
+	return r, err
 }
 
 func (op *operator) metrics(ctx context.Context) (metrics, error) {

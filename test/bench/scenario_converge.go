@@ -87,12 +87,7 @@ func (b *bench) resize(ctx context.Context) error {
 // the requests' admission operation.
 func (b *bench) storm(ctx context.Context, size int32, operation string, request func(context.Context, string) error) (*convergeResult, error) {
 	n := b.o.n
-	m0, err := b.op.metrics(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reconciles0 := reconciles(m0)
-	u0, err := b.op.Usage()
+	r0, err := b.op.read(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -102,16 +97,12 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 	if err != nil {
 		return nil, err
 	}
-	settled, err := b.op.settle(ctx, int(reconciles0)+n, b.o.waitTimeout)
+	settled, err := b.op.settle(ctx, int(reconciles(r0.m))+n, b.o.waitTimeout)
 	if err != nil {
 		return nil, err
 	}
 	b.settledAt = settled
-	u1, err := b.op.Usage()
-	if err != nil {
-		return nil, err
-	}
-	m1, err := b.op.metrics(ctx)
+	r1, err := b.op.read(ctx, true)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +125,11 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		ConvergeSeconds:              w.convergeSeconds(),
 		SettledSeconds:               settled.Sub(w.t0).Seconds(),
 		PerObject:                    w.perObject(),
-		OperatorCPUSeconds:           u1.CPUSeconds - u0.CPUSeconds,
-		OperatorRSSBytes:             u1.RSSBytes,
-		OperatorPeakRSSBytes:         u1.PeakRSSBytes,
-		OperatorFileRSSBytes:         u1.FileRSSBytes,
-		Reconciles:                   reconciles(m1) - reconciles0,
+		OperatorCPUSeconds:           r1.u.CPUSeconds - r0.u.CPUSeconds,
+		OperatorRSSBytes:             r1.u.RSSBytes,
+		OperatorPeakRSSBytes:         r1.u.PeakRSSBytes,
+		OperatorFileRSSBytes:         r1.u.FileRSSBytes,
+		Reconciles:                   reconciles(r1.m) - reconciles(r0.m),
 		APIServerCPUSeconds:          w.apiServerCPU(),
 		Admission:                    admission,
 		PodCreates:                   &pods,
@@ -147,7 +138,7 @@ func (b *bench) storm(ctx context.Context, size int32, operation string, request
 		WritesPerObject:              float64(writes.total()) / float64(n),
 		WritesPerObjectWithoutEvents: float64(reqs.writes("events").total()) / float64(n),
 		ConvergedAt:                  curve(w.t0, w.times),
-		ClientRequestsByMethod:       subtract(m1.clientRequestsByMethod(), m0.clientRequestsByMethod()),
+		ClientRequestsByMethod:       subtract(r1.m.clientRequestsByMethod(), r0.m.clientRequestsByMethod()),
 	}, nil
 }
 

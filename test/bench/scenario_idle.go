@@ -15,11 +15,7 @@ const leaseResource = "leases"
 func (b *bench) idle(ctx context.Context) error {
 	start := b.settledAt
 	end := start.Add(b.o.idle)
-	m0, err := b.op.metrics(ctx)
-	if err != nil {
-		return err
-	}
-	u0, err := b.op.Usage()
+	r0, err := b.op.read(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -27,11 +23,7 @@ func (b *bench) idle(ctx context.Context) error {
 	if err := pause(ctx, time.Until(end)); err != nil {
 		return err
 	}
-	m1, err := b.op.metrics(ctx)
-	if err != nil {
-		return err
-	}
-	u1, err := b.op.Usage()
+	r1, err := b.op.read(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -46,10 +38,10 @@ func (b *bench) idle(ctx context.Context) error {
 		Writes:                 writes,
 		LeaseWrites:            writes.only(leaseResource).total(),
 		OtherWrites:            writes.total() - writes.only(leaseResource).total(),
-		Reconciles:             reconciles(m1) - reconciles(m0),
-		ClientRequestsByMethod: subtract(m1.clientRequestsByMethod(), m0.clientRequestsByMethod()),
-		OperatorCPUSeconds:     u1.CPUSeconds - u0.CPUSeconds,
-		OperatorRSSBytes:       u1.RSSBytes,
+		Reconciles:             reconciles(r1.m) - reconciles(r0.m),
+		ClientRequestsByMethod: subtract(r1.m.clientRequestsByMethod(), r0.m.clientRequestsByMethod()),
+		OperatorCPUSeconds:     r1.u.CPUSeconds - r0.u.CPUSeconds,
+		OperatorRSSBytes:       r1.u.RSSBytes,
 	}
 	b.res.Scenarios.Idle = r
 	b.table.row(scenarioIdle, b.o.n, r.WindowSeconds, r.OperatorCPUSeconds, r.OperatorRSSBytes, writes.total(),

@@ -64,24 +64,16 @@ func (b *bench) webhook(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	op0, err := op.metrics(ctx)
-	if err != nil {
-		return err
-	}
-	u0, err := op.Usage()
+	op0, err := op.read(ctx, false)
 	if err != nil {
 		return err
 	}
 	with, withErrs := b.createAtRate(ctx, webhookNamespace)
-	u1, err := op.Usage()
+	op1, err := op.read(ctx, true)
 	if err != nil {
 		return err
 	}
 	api1, err := b.e.apiServerMetrics(ctx)
-	if err != nil {
-		return err
-	}
-	op1, err := op.metrics(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,16 +93,16 @@ func (b *bench) webhook(ctx context.Context) error {
 		SerialCreates:        b.o.n,
 		SerialSecondsWith:    serialWith,
 		SerialSecondsWithout: serialWithout,
-		OperatorCPUSeconds:   u1.CPUSeconds - u0.CPUSeconds,
-		OperatorRSSBytes:     u1.RSSBytes,
+		OperatorCPUSeconds:   op1.u.CPUSeconds - op0.u.CPUSeconds,
+		OperatorRSSBytes:     op1.u.RSSBytes,
 	}
 	r.Webhooks, r.BucketBounds = admissionLatencies(api0, api1, "CREATE")
 	if len(r.Webhooks) == 0 {
 		return fmt.Errorf("kube-apiserver recorded no webhook call (%s of CREATE)", apiServerWebhookHistogram)
 	}
-	for _, path := range op1.labelValues(handlerHistogram, "webhook") {
+	for _, path := range op1.m.labelValues(handlerHistogram, "webhook") {
 		sel := map[string]string{"webhook": path}
-		h := histogramDelta(op0.histogram(handlerHistogram, sel), op1.histogram(handlerHistogram, sel))
+		h := histogramDelta(op0.m.histogram(handlerHistogram, sel), op1.m.histogram(handlerHistogram, sel))
 		if total(h) > 0 {
 			r.Handler = append(r.Handler, latencyOf(path, "", h))
 		}
