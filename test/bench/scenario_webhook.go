@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -164,10 +165,7 @@ func admissionLatencies(before, after metrics, operation string) ([]webhookLaten
 // holds it, which is all the histogram asserts, then by the interpolation.
 func slowestWebhook(hooks []webhookLatency) webhookLatency {
 	return slices.MaxFunc(hooks, func(a, b webhookLatency) int {
-		if c := cmpFloat(a.P99Bucket, b.P99Bucket); c != 0 {
-			return c
-		}
-		return cmpFloat(a.P99, b.P99)
+		return cmp.Or(cmp.Compare(a.P99Bucket, b.P99Bucket), cmp.Compare(a.P99, b.P99))
 	})
 }
 
@@ -189,16 +187,6 @@ func latencyOf(name, typ string, h []bucket) webhookLatency {
 		P50: p50, P99: p99, P99Bucket: p99Bucket,
 		Within5ms: fractionAtMost(webhookTarget, h),
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b || (math.IsNaN(a) && !math.IsNaN(b)):
-		return -1
-	case a > b || (math.IsNaN(b) && !math.IsNaN(a)):
-		return 1
-	}
-	return 0
 }
 
 // waitForWebhooks returns once kube-apiserver calls both webhooks: a
