@@ -73,10 +73,7 @@ func (b *bench) measureRSS(ctx context.Context) (rssSummary, error) {
 			v = append(v, f(r))
 		}
 		slices.Sort(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
 	}
 	s.PeakRSSBytes = int64(med(func(r rssSample) float64 { return float64(r.PeakRSSBytes) }))
 	s.SteadyRSSBytes = int64(med(func(r rssSample) float64 { return float64(r.SteadyRSSBytes) }))
