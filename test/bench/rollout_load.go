@@ -129,9 +129,7 @@ func (l *shardedLoad) fill(ctx context.Context) error {
 	errs := make([]error, l.o.workers)
 	var wg sync.WaitGroup
 	for w := range l.o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cs := conns{}
 			defer cs.close()
 			for i := next.Add(1) - 1; i < uint64(l.o.keys) && ctx.Err() == nil; i = next.Add(1) - 1 {
@@ -146,7 +144,7 @@ func (l *shardedLoad) fill(ctx context.Context) error {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return errors.Join(append(errs, ctx.Err())...)
@@ -160,12 +158,10 @@ func (l *shardedLoad) run(ctx context.Context) {
 	lim := rate.NewLimiter(rate.Limit(l.o.rate), l.o.workers)
 	var wg sync.WaitGroup
 	for w := range l.o.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			// Seeded alike in every run, so that runs draw the same keys.
 			l.work(ctx, lim, rand.New(rand.NewPCG(uint64(l.o.keys), uint64(w))))
-		}()
+		})
 	}
 	wg.Wait()
 }

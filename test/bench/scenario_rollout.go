@@ -133,11 +133,7 @@ func (b *bench) rollOnce(ctx context.Context, c client.Client, pacing string) (r
 	}()
 	servers := &discovery{}
 	first := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		servers.watch(loadCtx, c, mc, rolloutSize, first, load)
-	}()
+	wg.Go(func() { servers.watch(loadCtx, c, mc, rolloutSize, first, load) })
 	select {
 	case <-first:
 	case <-time.After(b.o.waitTimeout):
@@ -148,11 +144,7 @@ func (b *bench) rollOnce(ctx context.Context, c client.Client, pacing string) (r
 	if err := load.fill(ctx); err != nil {
 		return res, fmt.Errorf("filling the caches: %w", err)
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		load.run(loadCtx)
-	}()
+	wg.Go(func() { load.run(loadCtx) })
 	progress("rollout: pacing %s: %s keys stored, load running for %s before the change", pacing, thousands(b.o.rolloutKeys), b.o.rolloutSteady)
 	if err := pause(ctx, b.o.rolloutSteady); err != nil {
 		return res, err
