@@ -8,10 +8,7 @@ import (
 // The committed document shows what the committed results files hold:
 // neither is edited without the other (go -C test run ./bench -render).
 func TestCommittedReportMatchesTheResults(t *testing.T) {
-	o, err := parseOptions(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := parsed(t)
 	doc, err := os.ReadFile(o.doc)
 	if err != nil {
 		t.Fatal(err)

@@ -49,10 +49,7 @@ func TestMemoryCaseFailures(t *testing.T) {
 }
 
 func TestMemoryFills(t *testing.T) {
-	o, err := parseOptions([]string{"-scenarios", "memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := parsed(t, "-scenarios", "memory")
 	var names []string
 	for _, f := range o.memoryFills() {
 		names = append(names, f.caseName()+"="+f.objectName())
@@ -63,10 +60,7 @@ func TestMemoryFills(t *testing.T) {
 	if o.controlPlane() {
 		t.Error("memory alone needs no control-plane cluster")
 	}
-	o, err = parseOptions([]string{"-smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o = parsed(t, "-smoke")
 	if !o.wants(scenarioMemory) || len(o.memoryFills()) != 1 || o.memoryFills()[0].memory != "64Mi" || o.memoryFills()[0].tls {
 		t.Errorf("a smoke run should fill one 64Mi Memcached without TLS, got %+v", o.memoryFills())
 	}
