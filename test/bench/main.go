@@ -290,14 +290,7 @@ func (b *bench) runStep(ctx context.Context, failed []string, name string, run f
 }
 
 func (b *bench) shutdown() error {
-	errs := []error{b.stopRealNode()}
-	if b.op != nil {
-		errs = append(errs, b.op.stop())
-	}
-	if b.e != nil {
-		errs = append(errs, b.e.stop())
-	}
-	return errors.Join(errs...)
+	return errors.Join(b.stopRealNode(), b.op.stop(), b.e.stop())
 }
 
 // progress tells whoever watches a long run where it is, on stderr so that
