@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -33,22 +34,11 @@ import (
 // writes, trusting the local CA, and the configurations go away when the
 // manager stops.
 func TestLocalModeAgainstAnAPIServer(t *testing.T) {
-	binDir := repo.ControlPlaneDir()
-	for _, bin := range []string{"etcd", "kube-apiserver"} {
-		if _, err := os.Stat(filepath.Join(binDir, bin)); err != nil {
-			t.Fatalf("no %s in %s (run make control-plane): %v", bin, binDir, err)
-		}
-	}
 	g := NewWithT(t)
 	logToTest(t)
-
-	env := &envtest.Environment{
-		CRDInstallOptions:     envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true},
-		BinaryAssetsDirectory: binDir,
-	}
-	cfg, err := env.Start()
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = env.Stop() })
+	cfg := startAPIServer(t, &envtest.Environment{
+		CRDInstallOptions: envtest.CRDInstallOptions{Paths: []string{repo.CRDDir()}, ErrorIfPathMissing: true},
+	})
 
 	scheme := gen.Scheme()
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -124,6 +114,22 @@ func TestLocalModeAgainstAnAPIServer(t *testing.T) {
 
 	// The next run reuses the CA.
 	g.Expect(newSource().(*certs.LocalSource).CABundle()).To(Equal(local.CABundle()))
+}
+
+// startAPIServer starts env's etcd and kube-apiserver, from bin/k8s, until
+// the test ends.
+func startAPIServer(t *testing.T, env *envtest.Environment) *rest.Config {
+	t.Helper()
+	env.BinaryAssetsDirectory = repo.ControlPlaneDir()
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(env.BinaryAssetsDirectory, bin)); err != nil {
+			t.Fatalf("no %s in %s (run make control-plane): %v", bin, env.BinaryAssetsDirectory, err)
+		}
+	}
+	cfg, err := env.Start()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = env.Stop() })
+	return cfg
 }
 
 // logToTest collects the manager's logs and shows them if the test fails.

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,14 +24,11 @@ import (
 // cert-manager SelfSigned issuer's, and the certificate's serial number.
 func newKeyPair(t *testing.T, host string) (map[string][]byte, *big.Int) {
 	t.Helper()
+	g := NewWithT(t)
 	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Expect(err).NotTo(HaveOccurred())
 	return map[string][]byte{certs.CertFile: certPEM, certs.KeyFile: keyPEM, certs.CAFile: certPEM}, pair.Leaf.SerialNumber
 }
 
@@ -70,13 +66,11 @@ func servedSerial(addr string) (*big.Int, error) {
 }
 
 func servedCertificate(addr string) (*x509.Certificate, error) {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 2 * time.Second}, "tcp", addr,
-		&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the test looks at the certificate, it does not trust it
+	st, err := certstest.Handshake(context.Background(), addr, certstest.Offer{})
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = conn.Close() }()
-	return conn.ConnectionState().PeerCertificates[0], nil
+	return st.PeerCertificates[0], nil
 }
 
 // A renewed Secret reaches the server without a restart: kubelet swaps the

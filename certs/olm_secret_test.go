@@ -2,8 +2,6 @@ package certs_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
-	"github.com/example-inc/memcached-operator/hack/repo"
 )
 
 // The objects an OLM install makes, as far as KeepOLMSecret reads them: a
@@ -26,16 +23,8 @@ import (
 // Secret, and the Secret owned by a CSV. envtest runs no garbage collector
 // and no controllers, so owners may be made up.
 func TestKeepOLMSecret(t *testing.T) {
-	binDir := repo.ControlPlaneDir()
-	if _, err := os.Stat(filepath.Join(binDir, "kube-apiserver")); err != nil {
-		t.Fatalf("no kube-apiserver in %s (run make control-plane): %v", binDir, err)
-	}
 	g := NewWithT(t)
-	env := &envtest.Environment{BinaryAssetsDirectory: binDir}
-	cfg, err := env.Start()
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = env.Stop() })
-	c, err := client.New(cfg, client.Options{})
+	c, err := client.New(startAPIServer(t, &envtest.Environment{}), client.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 	ctx := context.Background()
 

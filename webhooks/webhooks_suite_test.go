@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"sync"
@@ -22,6 +21,7 @@ import (
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
+	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
@@ -91,12 +91,8 @@ var _ = BeforeSuite(func() {
 	// Wait until the webhook server answers TLS.
 	addr := net.JoinHostPort(wio.LocalServingHost, fmt.Sprint(wio.LocalServingPort))
 	Eventually(func() error {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr,
-			&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a local test server
-		if err != nil {
-			return err
-		}
-		return conn.Close()
+		_, err := certstest.Handshake(ctx, addr, certstest.Offer{})
+		return err
 	}).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
 
 	warnings = &warningRecorder{}
