@@ -298,11 +298,6 @@ var _ = Describe("Memcached admission through the API server", func() {
 			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
 		})
 
-		It("admits a label edit", func(ctx SpecContext) {
-			mc.Labels = map[string]string{"team": "web"}
-			Expect(k8sClient.Update(ctx, mc)).To(Succeed())
-		})
-
 		It("rejects a size over the maximum and keeps the stored size", func(ctx SpecContext) {
 			mc.Spec.Size = ptr.To[int32](40)
 			err := k8sClient.Update(ctx, mc)

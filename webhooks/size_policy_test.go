@@ -78,8 +78,6 @@ func TestSizePolicyOnAMemcached(t *testing.T) {
 		{"an out-of-range size is kept for the validator to reject", narrow, sized("cache", 9),
 			[]string{"spec.size: Invalid value: 9: must be no more than 8"}, false, 9},
 		{"size omitted takes the default", narrow, gen.Memcached("default", "cache"), nil, false, 5},
-		{"a dotted name", def, sized("my.cache", 3),
-			[]string{`metadata.name: Invalid value: "my.cache": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`}, false, 3},
 		{"a name and a size, both wrong", def, sized("9lives", 20), []string{
 			`metadata.name: Invalid value: "9lives": the name is also the Memcached's Service name, so: a DNS-1035 label must consist of`,
 			"spec.size: Invalid value: 20: must be no more than 16",
