@@ -12,38 +12,27 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/example-inc/memcached-operator/certs/certstest"
 )
 
 func TestAPIServerRelay(t *testing.T) {
 	g := NewWithT(t)
-	// An upper-casing echo server stands for the API server.
-	server, err := net.Listen("tcp", "127.0.0.1:0")
-	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = server.Close() }()
-	// ended gets a value for each connection the server sees end.
+	// An upper-casing echo server stands for the API server; ended gets a
+	// value for each connection it sees end.
 	ended := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := server.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = c.Close() }()
-				s := bufio.NewScanner(c)
-				for s.Scan() {
-					_, _ = io.WriteString(c, strings.ToUpper(s.Text())+"\n")
-				}
-				ended <- struct{}{}
-			}()
+	server := certstest.ServeConn(t, nil, func(c net.Conn) {
+		for s := bufio.NewScanner(c); s.Scan(); {
+			_, _ = io.WriteString(c, strings.ToUpper(s.Text())+"\n")
 		}
-	}()
+		ended <- struct{}{}
+	})
 
 	// A URL, not an address: refused at once.
-	if _, err := relayAPIServer("https://" + server.Addr().String()); err == nil {
+	if _, err := relayAPIServer("https://" + server); err == nil {
 		t.Fatal("relayAPIServer took a URL for its target")
 	}
-	r, err := relayAPIServer(server.Addr().String())
+	r, err := relayAPIServer(server)
 	g.Expect(err).NotTo(HaveOccurred())
 	c, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port())))
 	g.Expect(err).NotTo(HaveOccurred())
