@@ -49,10 +49,10 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 
 	It("says so where cert-manager is not served, runs the rest, and makes the Certificate once it is", func() {
 		mc := createMemcached(watchedNS, withIssuer...)
-		Eventually(certificateReady(mc), timeout, interval).Should(condition(metav1.ConditionFalse, cachev1.ReasonCertManagerNotServed,
+		Eventually(certificateReady(mc)).Should(condition(metav1.ConditionFalse, cachev1.ReasonCertManagerNotServed,
 			`spec.tls.issuerRef needs cert-manager's Certificate API (cert-manager.io/v1), which the cluster did not serve when the operator started: `+
 				`install cert-manager and restart the operator, or remove issuerRef and write Secret "cache-tls" yourself`))
-		Eventually(degradedOf(mc), timeout, interval).Should(reconciledCondition())
+		Eventually(degradedOf(mc)).Should(reconciledCondition())
 		Expect(k8s.Get(ctx, key(mc), &appsv1.Deployment{})).To(Succeed(), "the Deployment, as without an issuerRef")
 		Expect(k8s.Get(ctx, key(mc), &cmapi.Certificate{})).To(Satisfy(apierrors.IsNotFound))
 
@@ -61,26 +61,26 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 		opts.CertManager = true
 		op = startOperator(opts)
 		Eventually(certificateOf).WithArguments(mc).Should(HaveField("Spec.SecretName", "cache-tls"))
-		Eventually(certificateReady(mc), timeout, interval).Should(pending(mc))
+		Eventually(certificateReady(mc)).Should(pending(mc))
 	})
 
 	It("keeps a Certificate of the Memcached, its own, written once, Ready when cert-manager says so", func() {
 		mc := createMemcached(watchedNS, withIssuer...)
 		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
 		cert := &cmapi.Certificate{}
-		Eventually(func(g Gomega) { cert = certificateOf(g, mc) }, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) { cert = certificateOf(g, mc) }).Should(Succeed())
 		Expect(metav1.IsControlledBy(cert, mc)).To(BeTrue())
 		Expect(cert.Spec.IssuerRef).To(Equal(cmmeta.IssuerReference{Name: "memcached-ca", Kind: cmapi.IssuerKind, Group: "cert-manager.io"}))
 		Expect(cert.Spec.DNSNames).To(ConsistOf(mc.Name+"."+watchedNS+".svc", mc.Name+"."+watchedNS+".svc.cluster.local",
 			"*."+mc.Name+"."+watchedNS+".svc", "*."+mc.Name+"."+watchedNS+".svc.cluster.local"))
-		Eventually(certificateReady(mc), timeout, interval).Should(pending(mc))
+		Eventually(certificateReady(mc)).Should(pending(mc))
 
 		By("reporting cert-manager's Ready condition, as its readiness controller sets it")
 		cert.Status.Conditions = []cmapi.CertificateCondition{{Type: cmapi.CertificateConditionReady, Status: cmmeta.ConditionTrue,
 			ObservedGeneration: cert.Generation, Reason: "Ready", Message: "Certificate is up to date and has not expired",
 			LastTransitionTime: &metav1.Time{Time: metav1.Now().Time}}}
 		Expect(k8s.Status().Update(ctx, cert)).To(Succeed())
-		Eventually(certificateReady(mc), timeout, interval).Should(condition(metav1.ConditionTrue, cachev1.ReasonCertificateIssued,
+		Eventually(certificateReady(mc)).Should(condition(metav1.ConditionTrue, cachev1.ReasonCertificateIssued,
 			`Certificate "`+mc.Name+`" is issued into Secret "cache-tls"`))
 
 		By("writing it no more when the Memcached changes in nothing it holds")
@@ -95,17 +95,17 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 	It("repairs a hand edit of its names, keeps a user's own field, and follows a new issuer", func() {
 		mc := createMemcached(watchedNS, withIssuer...)
 		cert := &cmapi.Certificate{}
-		Eventually(func(g Gomega) { cert = certificateOf(g, mc) }, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) { cert = certificateOf(g, mc) }).Should(Succeed())
 		want := cert.Spec.DNSNames
 		cert.Spec.DNSNames = []string{"evil.example.com"}
 		cert.Spec.Duration = &metav1.Duration{Duration: 90 * 24 * time.Hour}
 		Expect(k8s.Update(ctx, cert)).To(Succeed())
-		Eventually(func(g Gomega) []string { return certificateOf(g, mc).Spec.DNSNames }, timeout, interval).Should(Equal(want))
+		Eventually(func(g Gomega) []string { return certificateOf(g, mc).Spec.DNSNames }).Should(Equal(want))
 		Expect(certificateOf(Default, mc).Spec.Duration).To(Equal(cert.Spec.Duration), "the user's duration")
 
 		Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name), client.RawPatch("application/merge-patch+json",
 			[]byte(`{"spec":{"tls":{"issuerRef":{"kind":"ClusterIssuer","name":"corp-ca"}}}}`)))).To(Succeed())
-		Eventually(func(g Gomega) cmmeta.IssuerReference { return certificateOf(g, mc).Spec.IssuerRef }, timeout, interval).
+		Eventually(func(g Gomega) cmmeta.IssuerReference { return certificateOf(g, mc).Spec.IssuerRef }).
 			Should(Equal(cmmeta.IssuerReference{Name: "corp-ca", Kind: cmapi.ClusterIssuerKind, Group: "cert-manager.io"}))
 	})
 
@@ -114,8 +114,8 @@ var _ = Describe("certificates from spec.tls.issuerRef", Ordered, func() {
 		Eventually(certificateOf).WithArguments(mc).Should(Not(BeNil()))
 		Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name), client.RawPatch("application/merge-patch+json",
 			[]byte(`{"spec":{"tls":{"issuerRef":null}}}`)))).To(Succeed())
-		Eventually(func() error { return k8s.Get(ctx, key(mc), &cmapi.Certificate{}) }, timeout, interval).Should(Satisfy(apierrors.IsNotFound))
-		Eventually(certificateReady(mc), timeout, interval).Should(BeNil())
+		Eventually(getOf(mc, &cmapi.Certificate{})).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(certificateReady(mc)).Should(BeNil())
 	})
 
 	It("leaves someone else's Certificate of the name alone and creates nothing", func() {

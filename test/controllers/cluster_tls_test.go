@@ -57,7 +57,7 @@ var _ = Describe("the cluster's TLS security profile", Ordered, func() {
 			// Modern is TLS 1.3 only: no OpenSSL cipher list.
 			g.Expect(memcachedOptions(g, following)).To(HaveSuffix(",ssl_min_version=3"))
 			g.Expect(memcachedOptions(g, own)).To(HaveSuffix(",ssl_min_version=2"))
-		}, timeout, interval).Should(Succeed())
+		}).Should(Succeed())
 		// Settled, nothing else wakes their reconciler: only the watch of
 		// the APIServer can bring the change below.
 		eventuallyAvailable(following, 1)
@@ -70,6 +70,6 @@ var _ = Describe("the cluster's TLS security profile", Ordered, func() {
 		Eventually(func(g Gomega) {
 			g.Expect(memcachedOptions(g, following)).To(ContainSubstring(",ssl_min_version=0,ssl_ciphers=ECDHE-ECDSA-AES128-GCM-SHA256:"))
 			g.Expect(memcachedOptions(g, own)).To(ContainSubstring(",ssl_min_version=2,ssl_ciphers=ECDHE-ECDSA-AES128-GCM-SHA256:"))
-		}, timeout, interval).Should(Succeed())
+		}).Should(Succeed())
 	})
 })

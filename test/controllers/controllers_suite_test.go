@@ -5,10 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	configv1 "github.com/openshift/api/config/v1"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,8 +51,9 @@ var (
 	// op is the operator under test, restarted by tests that need other
 	// Options.
 	op *operator
-	// operatorLogs holds every line the operators log, debug lines included.
-	operatorLogs = &logRecorder{}
+	// operatorLogs holds every line the operators log, debug lines included;
+	// zap writes one entry per call.
+	operatorLogs = gbytes.NewBuffer()
 	// reconcilerMetrics are the metrics every operator of the suite reports
 	// to, one for the process as cmd/manager/app registers one.
 	reconcilerMetrics = controllers.NewMetrics()
@@ -63,6 +67,9 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(GinkgoWriter, operatorLogs)), zap.UseDevMode(true)))
 	ctx = context.Background()
+	// Every wait of the suite is for the control plane or the operator.
+	SetDefaultEventuallyTimeout(timeout)
+	SetDefaultEventuallyPollingInterval(interval)
 
 	bin := repo.ControlPlaneDir()
 	_, err := os.Stat(filepath.Join(bin, "kube-apiserver"))
@@ -87,6 +94,18 @@ var _ = BeforeSuite(func() {
 	op = startOperator(suiteOptions())
 	DeferCleanup(func() { op.stop() })
 })
+
+// logLines returns the lines the operators logged that contain every one of
+// substrings, so that specs can assert how often something was logged.
+func logLines(substrings ...string) []string {
+	var out []string
+	for _, line := range strings.Split(string(operatorLogs.Contents()), "\n") {
+		if !slices.ContainsFunc(substrings, func(s string) bool { return !strings.Contains(line, s) }) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
 
 // operator is a running manager with the Memcached reconciler, its API
 // requests counted.
@@ -165,5 +184,5 @@ func installAPI(dir string, served func(discovery.DiscoveryInterface) (bool, err
 	Expect(served(dc)).To(BeFalse(), "before the CRDs are installed")
 	_, err = envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{Paths: []string{dir}, ErrorIfPathMissing: true})
 	Expect(err).NotTo(HaveOccurred(), "the CRDs of %s (make test builds them)", dir)
-	Eventually(func() (bool, error) { return served(dc) }, timeout, interval).Should(BeTrue())
+	Eventually(func() (bool, error) { return served(dc) }).Should(BeTrue())
 }

@@ -59,6 +59,12 @@ func create(obj client.Object) {
 
 func key(mc *cachev1.Memcached) client.ObjectKey { return client.ObjectKeyFromObject(mc) }
 
+// getOf returns a function reading mc's object of obj's kind (it has mc's
+// name) into obj, for a wait until it is there or gone.
+func getOf(mc *cachev1.Memcached, obj client.Object) func() error {
+	return func() error { return k8s.Get(ctx, key(mc), obj) }
+}
+
 // objectOf reads mc's object of obj's kind (it has mc's name) into obj.
 func objectOf[T client.Object](g Gomega, mc *cachev1.Memcached, obj T) T {
 	g.Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
@@ -90,7 +96,7 @@ func eventuallyAvailable(mc *cachev1.Memcached, size int32) *cachev1.Memcached {
 		for _, c := range got.Status.Conditions {
 			g.Expect(c).To(And(conditions[c.Type], HaveField("ObservedGeneration", got.Generation)), "condition %s", c.Type)
 		}
-	}, timeout, interval).Should(Succeed())
+	}).Should(Succeed())
 	return got
 }
 
@@ -126,7 +132,7 @@ func reconciles() float64 {
 // before, so that a following assertion sees the result of those reconciles.
 func settled(before float64, n int) {
 	GinkgoHelper()
-	Eventually(reconciles, timeout, interval).Should(BeNumerically(">=", before+float64(n)))
+	Eventually(reconciles).Should(BeNumerically(">=", before+float64(n)))
 }
 
 // eventsOf returns a function listing mc's events as "Reason: note", as
@@ -188,7 +194,7 @@ func blockedBy(theirs client.Object, kind string, opts ...gen.MemcachedOption) *
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
 	mc := gen.Memcached(theirs.GetNamespace(), theirs.GetName(), opts...)
 	create(mc)
-	Eventually(degradedOf(mc), timeout, interval).Should(nameInUse(kind, theirs.GetName()))
+	Eventually(degradedOf(mc)).Should(nameInUse(kind, theirs.GetName()))
 	return mc
 }
 
@@ -204,7 +210,7 @@ func expectReportedOnce(mc *cachev1.Memcached, reason string) {
 			fmt.Appendf(nil, `{"metadata":{"annotations":{"test/poke":"%d"}}}`, i)))).To(Succeed())
 		settled(before, 1)
 	}
-	Expect(operatorLogs.matching("not reconciling: ", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name))).To(HaveLen(1), "log lines")
+	Expect(logLines("not reconciling: ", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name))).To(HaveLen(1), "log lines")
 	Expect(op.requests.To(http.MethodPatch, fmt.Sprintf("/apis/%s/namespaces/%s/memcacheds/%s/status",
 		cachev1.GroupVersion, mc.Namespace, mc.Name))).To(Equal(1), "status writes")
 	// A repeated event becomes a series, which eventsOf shows; the
@@ -233,7 +239,7 @@ var _ = Describe("Memcached reconciler", func() {
 		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
 
 		d := &appsv1.Deployment{}
-		Eventually(func() error { return k8s.Get(ctx, key(mc), d) }, timeout, interval).Should(Succeed())
+		Eventually(getOf(mc, d)).Should(Succeed())
 		Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(3))))
 		Expect(d.Labels).To(Equal(map[string]string{
 			"app.kubernetes.io/name":       "memcached",
@@ -252,13 +258,13 @@ var _ = Describe("Memcached reconciler", func() {
 		Expect(d.Spec.Template.Spec.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()))
 
 		svc := &corev1.Service{}
-		Eventually(func() error { return k8s.Get(ctx, key(mc), svc) }, timeout, interval).Should(Succeed())
+		Eventually(getOf(mc, svc)).Should(Succeed())
 		Expect(svc.Spec.ClusterIP).To(Equal(corev1.ClusterIPNone))
 		Expect(svc.Spec.Ports).To(ConsistOf(HaveField("Port", int32(11211))))
 		Expect(svc.Spec.Selector).To(Equal(d.Spec.Selector.MatchLabels))
 
 		pdb := &policyv1.PodDisruptionBudget{}
-		Eventually(func() error { return k8s.Get(ctx, key(mc), pdb) }, timeout, interval).Should(Succeed())
+		Eventually(getOf(mc, pdb)).Should(Succeed())
 		Expect(pdb.Spec.MaxUnavailable).To(HaveValue(Equal(intstr.FromInt32(1))))
 	})
 
@@ -283,23 +289,21 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 2)
 
 		setSize(mc, 5)
-		Eventually(conditionOf(mc, cachev1.ConditionProgressing), timeout, interval).Should(Or(
+		Eventually(conditionOf(mc, cachev1.ConditionProgressing)).Should(Or(
 			condition(metav1.ConditionTrue, cachev1.ReasonScaling, "scaling to 5 pods"),
 			condition(metav1.ConditionFalse, cachev1.ReasonRolloutComplete, "5 pods up to date")))
 		eventuallyAvailable(mc, 5)
 
 		setSize(mc, 1)
 		eventuallyAvailable(mc, 1)
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}))
-		}, timeout, interval).Should(BeTrue())
+		Eventually(getOf(mc, &policyv1.PodDisruptionBudget{})).Should(Satisfy(apierrors.IsNotFound))
 
 		setSize(mc, 2)
 		eventuallyAvailable(mc, 2)
-		Eventually(func() error { return k8s.Get(ctx, key(mc), &policyv1.PodDisruptionBudget{}) }, timeout, interval).Should(Succeed())
+		Eventually(getOf(mc, &policyv1.PodDisruptionBudget{})).Should(Succeed())
 
 		// Creation records no event: the status shows it.
-		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(
+		Eventually(eventsOf(mc)).Should(ConsistOf(
 			"Resized: resized from 2 to 5 pods",
 			"Resized: resized from 5 to 1 pod",
 			"Resized: resized from 1 to 2 pods",
@@ -329,10 +333,10 @@ var _ = Describe("Memcached reconciler", func() {
 			Eventually(func(g Gomega) {
 				g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
 				repaired(g, d)
-			}, timeout, interval).Should(Succeed())
+			}).Should(Succeed())
 			eventuallyAvailable(mc, 2)
 			// A repair is not a resize, whatever it changed.
-			Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(event))
+			Eventually(eventsOf(mc)).Should(ConsistOf(event))
 		},
 		Entry("replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](7) },
 			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2)))) },
@@ -387,7 +391,7 @@ var _ = Describe("Memcached reconciler", func() {
 			g.Expect(d.Labels).To(HaveKeyWithValue("team", "cache"))
 			g.Expect(d.Spec.Template.Annotations).To(HaveKey("kubectl.kubernetes.io/restartedAt"))
 			g.Expect(d.Generation).To(Equal(generation), "nobody changed the spec after the restart")
-		}, timeout, interval).Should(Succeed())
+		}).Should(Succeed())
 		eventuallyAvailable(mc, 2)
 		Expect(op.requests.Writes()["PATCH deployments"]).To(Equal(writes), "the operator applied nothing")
 	})
@@ -402,10 +406,10 @@ var _ = Describe("Memcached reconciler", func() {
 			Eventually(func(g Gomega) {
 				g.Expect(k8s.Get(ctx, key(mc), obj)).To(Succeed())
 				g.Expect(obj.GetUID()).NotTo(Equal(uid))
-			}, timeout, interval).Should(Succeed(), "%T recreated", obj)
+			}).Should(Succeed(), "%T recreated", obj)
 		}
 		eventuallyAvailable(mc, 2)
-		Eventually(eventsOf(mc), timeout, interval).Should(ConsistOf(
+		Eventually(eventsOf(mc)).Should(ConsistOf(
 			"Repaired: recreated the Deployment, which had been deleted",
 			"Repaired: recreated the Service, which had been deleted",
 			"Repaired: recreated the PodDisruptionBudget, which had been deleted",
@@ -416,7 +420,7 @@ var _ = Describe("Memcached reconciler", func() {
 		func(kind string, theirs func(ns, name string) client.Object) {
 			obj := theirs(watchedNS, fmt.Sprintf("mc-%d", nameSeq.Add(1)))
 			mc := blockedBy(obj, kind, gen.WithSize(2))
-			Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonNameInUse: 1}))
+			Eventually(blockedSeries(mc)).Should(Equal(map[string]float64{cachev1.ReasonNameInUse: 1}))
 			expectReportedOnce(mc, cachev1.ReasonNameInUse)
 			expectUntouched(obj)
 
@@ -433,7 +437,7 @@ var _ = Describe("Memcached reconciler", func() {
 			}
 			// The blocked gauge goes with the Memcached.
 			Expect(k8s.Delete(ctx, mc)).To(Succeed())
-			Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
+			Eventually(blockedSeries(mc)).Should(BeEmpty())
 		},
 		Entry("a Deployment", "Deployment", func(ns, name string) client.Object { return gen.UnrelatedDeployment(ns, name, 1) }),
 		Entry("a Service", "Service", func(ns, name string) client.Object { return gen.UnrelatedService(ns, name) }),
@@ -453,9 +457,7 @@ var _ = Describe("Memcached reconciler", func() {
 		// The other Deployment is not in the operator's cache, so its
 		// deletion raises no event: the operator polls.
 		Expect(k8s.Delete(ctx, theirs)).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), &appsv1.Deployment{}))
-		}, timeout, interval).Should(BeTrue())
+		Eventually(getOf(mc, &appsv1.Deployment{})).Should(Satisfy(apierrors.IsNotFound))
 		eventuallyAvailable(mc, 2)
 		Expect(degradedOf(mc)(Default)).To(reconciledCondition())
 		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("NameInUse: ")), "a first creation is no repair")
@@ -469,7 +471,7 @@ var _ = Describe("Memcached reconciler", func() {
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
 
 		setSize(mc, 2)
-		Eventually(degradedOf(mc), timeout, interval).Should(nameInUse("PodDisruptionBudget", mc.Name))
+		Eventually(degradedOf(mc)).Should(nameInUse("PodDisruptionBudget", mc.Name))
 		expectUntouched(theirs)
 		got := objectOf(Default, mc, &cachev1.Memcached{})
 		Expect(got.Status.ReadyReplicas).To(Equal(int32(1)), "its own pod still serves")
@@ -480,16 +482,16 @@ var _ = Describe("Memcached reconciler", func() {
 
 	It("leaves a Memcached outside the size policy as it is, which only happens without webhooks", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(40))
-		Eventually(degradedOf(mc), timeout, interval).Should(condition(metav1.ConditionTrue, cachev1.ReasonSizeOutOfPolicy,
+		Eventually(degradedOf(mc)).Should(condition(metav1.ConditionTrue, cachev1.ReasonSizeOutOfPolicy,
 			"spec.size 40 is outside the range the administrator allows (1 to 16), "+
 				"so the operator leaves this Memcached's objects as they are; set spec.size within the range"))
-		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue(), "no pods for size 40")
-		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
+		Expect(getOf(mc, &appsv1.Deployment{})()).To(Satisfy(apierrors.IsNotFound), "no pods for size 40")
+		Eventually(blockedSeries(mc)).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
 		expectReportedOnce(mc, cachev1.ReasonSizeOutOfPolicy)
 
 		setSize(mc, 3)
 		eventuallyAvailable(mc, 3)
-		Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
+		Eventually(blockedSeries(mc)).Should(BeEmpty())
 		Expect(degradedOf(mc)(Default)).To(reconciledCondition())
 		Expect(eventsOf(mc)(Default)).To(ConsistOf(HavePrefix("SizeOutOfPolicy: ")), "a first creation is no repair")
 	})
@@ -504,7 +506,7 @@ var _ = Describe("Memcached reconciler", func() {
 			pods := &corev1.PodList{}
 			g.Expect(k8s.List(ctx, pods, client.InNamespace(watchedNS), client.MatchingLabels{"app": "stranger"})).To(Succeed())
 			g.Expect(pods.Items).NotTo(BeEmpty())
-		}, timeout, interval).Should(Succeed())
+		}).Should(Succeed())
 
 		// The stranger and its pod exist on the server; the cache lists only
 		// objects with the managed-by label.
@@ -529,7 +531,7 @@ var _ = Describe("Memcached reconciler", func() {
 		// so by then the other one would have been too.
 		other := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(other, 1)
-		Expect(apierrors.IsNotFound(k8s.Get(ctx, key(mc), &appsv1.Deployment{}))).To(BeTrue())
+		Expect(getOf(mc, &appsv1.Deployment{})()).To(Satisfy(apierrors.IsNotFound))
 		Expect(k8s.Get(ctx, key(mc), mc)).To(Succeed())
 		Expect(mc.Status.Conditions).To(BeEmpty())
 	})
@@ -539,14 +541,13 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 2)
 		Expect(k8s.Delete(ctx, mc, client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
 		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}} {
-			Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, key(mc), obj)) }, timeout, interval).
-				Should(BeTrue(), "%T removed", obj)
+			Eventually(getOf(mc, obj)).Should(Satisfy(apierrors.IsNotFound), "%T removed", obj)
 		}
 		Eventually(func() ([]corev1.Pod, error) {
 			pods := &corev1.PodList{}
 			err := k8s.List(ctx, pods, client.InNamespace(mc.Namespace), client.MatchingLabels{"app.kubernetes.io/instance": mc.Name})
 			return pods.Items, err
-		}, timeout, interval).Should(BeEmpty())
+		}).Should(BeEmpty())
 	})
 
 	It("writes each owned object once and the status once while a rollout ends within the progress interval", func() {
@@ -573,9 +574,9 @@ var _ = Describe("Memcached reconciler", func() {
 		// The first progress is held one whole interval; the reconciler
 		// says how long. Waiting for the write would cost those ten seconds.
 		changed := func() []string {
-			return operatorLogs.matching("\treconciled\t", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name), `"statusChanged": true`)
+			return logLines("\treconciled\t", fmt.Sprintf("%q", mc.Namespace+"/"+mc.Name), `"statusChanged": true`)
 		}
-		Eventually(changed, timeout, interval).ShouldNot(BeEmpty())
+		Eventually(changed).ShouldNot(BeEmpty())
 		Expect(changed()[0]).To(ContainSubstring(`"statusHeldFor": "10s"`))
 	})
 

@@ -52,14 +52,14 @@ var _ = Describe("The blocked gauge", func() {
 		// the size is allowed, the name.
 		mc := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(40))
 		create(mc)
-		Eventually(blockedSeries(mc), timeout, interval).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
+		Eventually(blockedSeries(mc)).Should(Equal(map[string]float64{cachev1.ReasonSizeOutOfPolicy: 1}))
 
 		setSize(mc, 3)
 		// The status is written after the series is set.
-		Eventually(degradedOf(mc), timeout, interval).Should(HaveField("Reason", cachev1.ReasonNameInUse))
+		Eventually(degradedOf(mc)).Should(HaveField("Reason", cachev1.ReasonNameInUse))
 		Expect(blockedSeries(mc)(Default)).To(Equal(map[string]float64{cachev1.ReasonNameInUse: 1}))
 
 		Expect(k8s.Delete(ctx, mc)).To(Succeed())
-		Eventually(blockedSeries(mc), timeout, interval).Should(BeEmpty())
+		Eventually(blockedSeries(mc)).Should(BeEmpty())
 	})
 })

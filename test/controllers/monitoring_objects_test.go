@@ -45,10 +45,6 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 		}
 		return names
 	}
-	// gone checks that mc has no object of obj's type.
-	gone := func(obj client.Object, mc *cachev1.Memcached) func() error {
-		return func() error { return k8s.Get(ctx, key(mc), obj) }
-	}
 
 	It("gives a monitored Memcached a PodMonitor of its exporters and its alerts, both its own", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(2), gen.WithMonitoring(true))
@@ -88,18 +84,17 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 		pm.Spec.PodMetricsEndpoints[0].Interval = "5m"
 		pm.Spec.PodMetricsEndpoints[0].RelabelConfigs = nil
 		Expect(k8s.Update(ctx, pm)).To(Succeed())
-		Eventually(func(g Gomega) monitoringv1.PodMonitorSpec { return podMonitorOf(g, mc).Spec }, timeout, interval).
+		Eventually(func(g Gomega) monitoringv1.PodMonitorSpec { return podMonitorOf(g, mc).Spec }).
 			Should(Equal(monitoring.PodMonitorSpec(mc.Name, operand.SelectorLabels(mc.Name))))
 
 		rule := ruleOf(Default, mc)
 		rule.Spec.Groups = nil
 		Expect(k8s.Update(ctx, rule)).To(Succeed())
-		Eventually(func(g Gomega) monitoringv1.PrometheusRuleSpec { return ruleOf(g, mc).Spec }, timeout, interval).
-			Should(Equal(monitoring.Rules(mc.Namespace, mc.Name)))
+		Eventually(func(g Gomega) monitoringv1.PrometheusRuleSpec { return ruleOf(g, mc).Spec }).Should(Equal(monitoring.Rules(mc.Namespace, mc.Name)))
 
 		Expect(k8s.Delete(ctx, ruleOf(Default, mc))).To(Succeed())
-		Eventually(func(g Gomega) apitypes.UID { return ruleOf(g, mc).UID }, timeout, interval).ShouldNot(Equal(rule.UID))
-		Eventually(eventsOf(mc), timeout, interval).Should(ContainElements(
+		Eventually(func(g Gomega) apitypes.UID { return ruleOf(g, mc).UID }).ShouldNot(Equal(rule.UID))
+		Eventually(eventsOf(mc)).Should(ContainElements(
 			"Repaired: undid a change to the PodMonitor that the Memcached does not ask for",
 			"Repaired: undid a change to the PrometheusRule that the Memcached does not ask for",
 			"Repaired: recreated the PrometheusRule, which had been deleted"))
@@ -108,20 +103,20 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 	It("removes both and the exporter when monitoring is turned off, and makes none for a Memcached without it", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(1), gen.WithMonitoring(true))
 		eventuallyAvailable(mc, 1)
-		Eventually(gone(&monitoringv1.PodMonitor{}, mc), timeout, interval).Should(Succeed())
+		Eventually(getOf(mc, &monitoringv1.PodMonitor{})).Should(Succeed())
 
 		Expect(k8s.Patch(ctx, gen.Memcached(mc.Namespace, mc.Name), client.RawPatch("application/merge-patch+json",
 			[]byte(`{"spec":{"monitoring":{"enabled":false}}}`)))).To(Succeed())
-		Eventually(gone(&monitoringv1.PodMonitor{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
-		Eventually(gone(&monitoringv1.PrometheusRule{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(getOf(mc, &monitoringv1.PodMonitor{})).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(getOf(mc, &monitoringv1.PrometheusRule{})).Should(Satisfy(apierrors.IsNotFound))
 		Eventually(containersOf).WithArguments(mc).Should(Equal([]string{"memcached"}))
 
 		// Stored before the operator offered monitoring: no webhook runs in
 		// this suite, so the field stays absent, as on an upgrade.
 		old := createMemcached(watchedNS, gen.WithSize(1))
 		eventuallyAvailable(old, 1)
-		Expect(gone(&monitoringv1.PodMonitor{}, old)()).To(Satisfy(apierrors.IsNotFound))
-		Expect(gone(&monitoringv1.PrometheusRule{}, old)()).To(Satisfy(apierrors.IsNotFound))
+		Expect(getOf(old, &monitoringv1.PodMonitor{})()).To(Satisfy(apierrors.IsNotFound))
+		Expect(getOf(old, &monitoringv1.PrometheusRule{})()).To(Satisfy(apierrors.IsNotFound))
 		Expect(containersOf(Default, old)).To(Equal([]string{"memcached"}))
 	})
 
@@ -131,13 +126,13 @@ var _ = Describe("monitoring where the Prometheus Operator's API is served", Ord
 			Spec:       monitoringv1.PodMonitorSpec{PodMetricsEndpoints: []monitoringv1.PodMetricsEndpoint{{Port: ptr.To("web")}}},
 		}
 		mc := blockedBy(theirs, "PodMonitor", gen.WithSize(1), gen.WithMonitoring(true))
-		Expect(gone(&appsv1.Deployment{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
-		Expect(gone(&corev1.Service{}, mc)()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
+		Expect(getOf(mc, &appsv1.Deployment{})()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
+		Expect(getOf(mc, &corev1.Service{})()).To(Satisfy(apierrors.IsNotFound), "nothing half-made")
 		expectUntouched(theirs)
 
 		By("and never for a Memcached without monitoring: an upgraded one with an admin's PodMonitor of its name")
 		Expect(k8s.Delete(ctx, mc)).To(Succeed())
-		Eventually(gone(&cachev1.Memcached{}, mc), timeout, interval).Should(Satisfy(apierrors.IsNotFound))
+		Eventually(getOf(mc, &cachev1.Memcached{})).Should(Satisfy(apierrors.IsNotFound))
 		unmonitored := gen.Memcached(watchedNS, theirs.Name, gen.WithSize(1))
 		Expect(k8s.Create(ctx, unmonitored)).To(Succeed())
 		eventuallyAvailable(unmonitored, 1)

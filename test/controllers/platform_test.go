@@ -46,6 +46,6 @@ var _ = Describe("Platform detection", Ordered, func() {
 		_, err := envtest.InstallCRDs(cluster.RestConfig(), crds)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(envtest.UninstallCRDs(cluster.RestConfig(), crds)).To(Succeed()) })
-		Eventually(detect, timeout, interval).Should(Equal(controllers.PlatformOpenShift))
+		Eventually(detect).Should(Equal(controllers.PlatformOpenShift))
 	})
 })

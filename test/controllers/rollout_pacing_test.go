@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -105,9 +106,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 			p.Spec.ReadinessGates = tmpl.Spec.ReadinessGates
 		}
 		p.Labels = map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: hash}
-		for k, v := range tmpl.Labels {
-			p.Labels[k] = v
-		}
+		maps.Copy(p.Labels, tmpl.Labels)
 		Expect(k8s.Create(ctx, p)).To(Succeed())
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8s.Delete(ctx, p, client.GracePeriodSeconds(0)))).To(Succeed()) })
 		patch := client.MergeFrom(p.DeepCopy())
@@ -150,16 +149,16 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 	rolled := func(opts ...gen.MemcachedOption) *cachev1.Memcached {
 		GinkgoHelper()
 		mc := createMemcached(watchedNS, append([]gen.MemcachedOption{gen.WithSize(2), nowhere}, opts...)...)
-		Eventually(func(g Gomega) { deploymentOf(g, mc) }, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) { deploymentOf(g, mc) }).Should(Succeed())
 		changePods(mc)
-		Eventually(func(g Gomega) bool { return gated(g, mc) }, timeout, interval).Should(BeTrue(), "the warm gate in the pods' template")
+		Eventually(func(g Gomega) bool { return gated(g, mc) }).Should(BeTrue(), "the warm gate in the pods' template")
 		return mc
 	}
 
 	It("gives a new Memcached's pods no warm gate, and adds it with the first change that replaces them", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(2), nowhere)
-		Eventually(func(g Gomega) []metav1.Condition { return objectOf(g, mc, &cachev1.Memcached{}).Status.Conditions },
-			timeout, interval).ShouldNot(BeEmpty(), "status written: the reconciles after creation have run")
+		Eventually(func(g Gomega) []metav1.Condition { return objectOf(g, mc, &cachev1.Memcached{}).Status.Conditions }).
+			ShouldNot(BeEmpty(), "status written: the reconciles after creation have run")
 		Expect(gated(Default, mc)).To(BeFalse(), "a new Memcached's pods replace nothing")
 		generation := deploymentOf(Default, mc).Generation
 
@@ -174,7 +173,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		changePods(mc)
 		Eventually(func(g Gomega) []corev1.PodReadinessGate {
 			return deploymentOf(g, mc).Spec.Template.Spec.ReadinessGates
-		}, timeout, interval).Should(ConsistOf(corev1.PodReadinessGate{ConditionType: controllers.WarmCondition}))
+		}).Should(ConsistOf(corev1.PodReadinessGate{ConditionType: controllers.WarmCondition}))
 	})
 
 	It("holds a rollout's new pods, each over its own windows, until they hold half their peers' median items, and says why", func() {
@@ -187,27 +186,26 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		// Two at once, as a scale up during a rollout makes them.
 		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.23", time.Now())
 		second := pod(mc, mc.Name+"-new-2", "new", "127.0.0.24", time.Now())
-		Eventually(warming(mc), timeout, interval).Should(And(
+		Eventually(warming(mc)).Should(And(
 			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", cachev1.ReasonWaitingForWarmth),
 			HaveField("Message", MatchRegexp(`^pod %s: it holds 0 items, 0%% of its peers' median 100 \(50%% wanted\).*the rollout goes on by \S+ at the latest$`, fresh.Name))))
 		// A few windows: each pod is judged against its peers' reads of
 		// its own rounds, not of the other's a moment before.
 		Consistently(func() []*corev1.PodCondition {
 			return []*corev1.PodCondition{warmOf(fresh)(Default), warmOf(second)(Default)}
-		},
-			time.Second, interval).Should(HaveEach(BeNil()), "the new pods are not marked warm")
+		}, time.Second, interval).Should(HaveEach(BeNil()), "the new pods are not marked warm")
 
 		By("refilling them to half their peers' median")
 		fill("127.0.0.23", 0, 50)
 		fill("127.0.0.24", 0, 50)
 		for _, p := range []*corev1.Pod{fresh, second} {
-			Eventually(warmOf(p), timeout, interval).Should(And(Not(BeNil()),
+			Eventually(warmOf(p)).Should(And(Not(BeNil()),
 				HaveField("Status", corev1.ConditionTrue), HaveField("Reason", "PodWarm"),
 				HaveField("Message", ContainSubstring("it holds 50 items, 50% of its peers' median 100"))), "pod %s", p.Name)
 		}
-		Eventually(warming(mc), timeout, interval).Should(And(
+		Eventually(warming(mc)).Should(And(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", cachev1.ReasonNoPodWarming)))
-		Eventually(eventsOf(mc), timeout, interval).Should(ContainElement(HavePrefix(fmt.Sprintf("PodWarm: pod %s is warm: it holds 50 items", fresh.Name))))
+		Eventually(eventsOf(mc)).Should(ContainElement(HavePrefix(fmt.Sprintf("PodWarm: pod %s is warm: it holds 50 items", fresh.Name))))
 	})
 
 	It("lets the rollout go on after the warm-up timeout, and says so", func() {
@@ -219,9 +217,9 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		pod(mc, mc.Name+"-old-1", "old", "127.0.0.21", time.Now())
 		pod(mc, mc.Name+"-old-2", "old", "127.0.0.22", time.Now())
 		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.25", time.Now().Add(-2*time.Minute))
-		Eventually(warmOf(fresh), timeout, interval).Should(And(Not(BeNil()), HaveField("Reason", "WarmupTimedOut"),
+		Eventually(warmOf(fresh)).Should(And(Not(BeNil()), HaveField("Reason", "WarmupTimedOut"),
 			HaveField("Message", HavePrefix("its counters could not be read"))))
-		Eventually(eventsOf(mc), timeout, interval).Should(ContainElement(HavePrefix(fmt.Sprintf("WarmupTimedOut: pod %s is not warm after 1m0s, and the rollout goes on", fresh.Name))))
+		Eventually(eventsOf(mc)).Should(ContainElement(HavePrefix(fmt.Sprintf("WarmupTimedOut: pod %s is not warm after 1m0s, and the rollout goes on", fresh.Name))))
 	})
 
 	DescribeTable("marks at once a pod that no rollout waits for",
@@ -229,7 +227,7 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 			mc := rolled(opts...)
 			pod(mc, mc.Name+"-a", otherHash, "127.0.0.21", time.Now())
 			fresh := pod(mc, mc.Name+"-b", "new", "127.0.0.23", time.Now())
-			Eventually(warmOf(fresh), timeout, interval).Should(And(Not(BeNil()), HaveField("Status", corev1.ConditionTrue), HaveField("Reason", reason)))
+			Eventually(warmOf(fresh)).Should(And(Not(BeNil()), HaveField("Status", corev1.ConditionTrue), HaveField("Reason", reason)))
 			Expect(warming(mc)(Default)).To(BeNil(), "no Warming condition: nothing waited")
 		},
 		Entry("one that replaces nothing (a scale up)", "NothingReplaced", nil, "new"),
