@@ -5,8 +5,7 @@
 //
 //   - operator-framework/api's validators (the default bundle validators,
 //     OperatorHub v2, standard capabilities and categories, good practices
-//     and removed APIs) pass with no error and no warning but those listed,
-//     with their explanation, in expectedWarnings.
+//     and removed APIs) pass with no error and no warning.
 //   - bundle/metadata/annotations.yaml, the labels of bundle.Dockerfile and
 //     bundle/tests/scorecard/config.yaml agree.
 //   - bundle/ is what config/ produces now: the CRD equals config/crd/bases, the webhook definitions carry the rules of
