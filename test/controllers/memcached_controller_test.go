@@ -322,51 +322,38 @@ var _ = Describe("Memcached reconciler", func() {
 		eventuallyAvailable(mc, 4)
 	})
 
+	// undid is the event of a repair that is not a resize.
+	const undid = "Repaired: undid a change to the Deployment that the Memcached does not ask for"
+	memcachedIn := func(d *appsv1.Deployment) *corev1.Container { return &d.Spec.Template.Spec.Containers[0] }
 	DescribeTable("repairs a hand edit of the Deployment, and says so",
-		func(edit func(*appsv1.Deployment), repaired func(Gomega, *appsv1.Deployment), event string) {
+		func(edit func(*appsv1.Deployment), field func(*appsv1.Deployment) any, repaired types.GomegaMatcher, event string) {
 			mc := createMemcached(watchedNS, gen.WithSize(2))
 			eventuallyAvailable(mc, 2)
 			d := objectOf(Default, mc, &appsv1.Deployment{})
 			edit(d)
 			// An Update, as kubectl edit does: the edited fields change hands.
 			Expect(k8s.Update(ctx, d, client.FieldOwner("kubectl-edit"))).To(Succeed())
-			Eventually(func(g Gomega) {
-				g.Expect(k8s.Get(ctx, key(mc), d)).To(Succeed())
-				repaired(g, d)
-			}).Should(Succeed())
+			Eventually(func(g Gomega) any { return field(objectOf(g, mc, d)) }).Should(repaired)
 			eventuallyAvailable(mc, 2)
 			// A repair is not a resize, whatever it changed.
 			Eventually(eventsOf(mc)).Should(ConsistOf(event))
 		},
 		Entry("replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](7) },
-			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(HaveValue(Equal(int32(2)))) },
+			func(d *appsv1.Deployment) any { return d.Spec.Replicas }, HaveValue(Equal(int32(2))),
 			"Repaired: set the Deployment back to 2 pods: it had been changed to 7 (spec.size sets the number of pods)"),
-		Entry("image", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "evil:latest" },
-			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(controllers.DefaultMemcachedImage))
-			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
-		Entry("command", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Command = []string{"sh"} },
-			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Spec.Template.Spec.Containers[0].Command).To(Equal(defaultCommand))
-			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
-		Entry("ports", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 1234 },
-			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Spec.Template.Spec.Containers[0].Ports).To(ConsistOf(HaveField("ContainerPort", int32(11211))))
-			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
-		Entry("probes", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].ReadinessProbe = nil },
-			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
-			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
+		Entry("image", func(d *appsv1.Deployment) { memcachedIn(d).Image = "evil:latest" },
+			func(d *appsv1.Deployment) any { return memcachedIn(d).Image }, Equal(controllers.DefaultMemcachedImage), undid),
+		Entry("command", func(d *appsv1.Deployment) { memcachedIn(d).Command = []string{"sh"} },
+			func(d *appsv1.Deployment) any { return memcachedIn(d).Command }, Equal(defaultCommand), undid),
+		Entry("ports", func(d *appsv1.Deployment) { memcachedIn(d).Ports[0].ContainerPort = 1234 },
+			func(d *appsv1.Deployment) any { return memcachedIn(d).Ports }, ConsistOf(HaveField("ContainerPort", int32(11211))), undid),
+		Entry("probes", func(d *appsv1.Deployment) { memcachedIn(d).ReadinessProbe = nil },
+			func(d *appsv1.Deployment) any { return memcachedIn(d).ReadinessProbe }, Not(BeNil()), undid),
 		Entry("labels", func(d *appsv1.Deployment) { delete(d.Labels, "app.kubernetes.io/name") },
-			func(g Gomega, d *appsv1.Deployment) {
-				g.Expect(d.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "memcached"))
-			}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
+			func(d *appsv1.Deployment) any { return d.Labels }, HaveKeyWithValue("app.kubernetes.io/name", "memcached"), undid),
 		Entry("proxy env", func(d *appsv1.Deployment) {
-			d.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{
-				{Name: "HTTPS_PROXY", Value: "http://elsewhere.example:3128"}, {Name: "HTTP_PROXY", Value: "http://rogue:3128"}}
-		}, func(g Gomega, d *appsv1.Deployment) {
-			g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(Equal(suiteProxy))
-		}, "Repaired: undid a change to the Deployment that the Memcached does not ask for"),
+			memcachedIn(d).Env = []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://elsewhere.example:3128"}, {Name: "HTTP_PROXY", Value: "http://rogue:3128"}}
+		}, func(d *appsv1.Deployment) any { return memcachedIn(d).Env }, Equal(suiteProxy), undid),
 	)
 
 	It("leaves fields others own alone and does not flap", func() {
