@@ -33,7 +33,9 @@ tree with `go build`, run as its own process, so that its CPU time
 (/proc/<pid>/stat) and resident memory (/proc/<pid>/status: VmRSS, and VmHWM
 for the peak) are measured from outside. The operator runs with its default
 flags (4 workers, 50 QPS), plain-HTTP metrics on loopback and no leader
-election; -operator-args adds flags.
+election, and with the variables its Deployment sets from its resources
+(MEMORY_LIMIT, GOMAXPROCS: bundle/'s CSV, as the kubelet would resolve
+them), so that it runs as deployed; -operator-args adds flags.
 
 # Scenarios
 

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
 )
 
@@ -48,13 +49,17 @@ func main() {
 // bench is one run: the cluster, the operator process of the moment, the
 // tracker of the Memcached set and the results so far.
 type bench struct {
-	o     options
-	dir   string
-	e     *env
-	bin   string
-	op    *operator
-	track *tracker
-	res   *results
+	o   options
+	dir string
+	e   *env
+	bin string
+	// deployedEnv is what the manager's Deployment sets from its resources
+	// (MEMORY_LIMIT, GOMAXPROCS): every operator the bench starts runs with
+	// it, as deployed.
+	deployedEnv []string
+	op          *operator
+	track       *tracker
+	res         *results
 	// memcachedRes, memoryRes and rolloutRes are the real node's
 	// scenarios', which have files of their own.
 	memcachedRes *memcachedResults
@@ -204,6 +209,10 @@ func (b *bench) build(ctx context.Context) func() error {
 	built := make(chan error, 1)
 	go func() {
 		var err error
+		if b.deployedEnv, err = manifest.ManagerResourceEnv(); err != nil {
+			built <- err
+			return
+		}
 		b.bin, err = operatorproc.Build(ctx, filepath.Join(b.dir, "manager"))
 		built <- err
 	}()

@@ -43,6 +43,7 @@ func (b *bench) startOperator(ctx context.Context, webhooks bool, watchNamespace
 		Webhooks:       mode,
 		WebhookCertDir: filepath.Join(b.dir, "webhook-certs"),
 		WatchNamespace: watchNamespace,
+		Env:            b.deployedEnv,
 		// A single replica needs no lease, and lease renewals would only
 		// blur the idle write count: LeaderElectionNamespace stays empty.
 		// Its Memcached's pods are kwok's, whose addresses nothing

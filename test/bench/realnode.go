@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -76,8 +77,8 @@ func (b *bench) realNodeOperator(ctx context.Context, node *realNode, dir, names
 		Binary: b.bin, Kubeconfig: node.cluster.KubeconfigPath(), LogPath: filepath.Join(dir, "operator.log"),
 		Webhooks: operatorproc.WebhooksLocal, WebhookCertDir: filepath.Join(dir, "webhook-certs"),
 		WatchNamespace: namespace,
-		Env: append([]string{"RELATED_IMAGE_MEMCACHED=" + images.MemcachedTag, "RELATED_IMAGE_MEMCACHED_EXPORTER=" + images.MemcachedExporterTag},
-			env...),
+		Env: slices.Concat(b.deployedEnv,
+			[]string{"RELATED_IMAGE_MEMCACHED=" + images.MemcachedTag, "RELATED_IMAGE_MEMCACHED_EXPORTER=" + images.MemcachedExporterTag}, env),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the operator: %w", err)

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -80,4 +84,64 @@ func Deployment(csv *v1alpha1.ClusterServiceVersion) (*appsv1.Deployment, error)
 		}
 	}
 	return nil, fmt.Errorf("the CSV installs no Deployment %q", ManagerDeployment)
+}
+
+// ManagerContainer is the manager's container in ManagerDeployment.
+const ManagerContainer = "manager"
+
+// ManagerResourceEnv is the environment the manager Deployment of bundle/
+// gives the manager from its own resources (see ResourceEnv): what an
+// operator started as a process needs to run as it is deployed.
+func ManagerResourceEnv() ([]string, error) {
+	b, err := Bundle()
+	if err != nil {
+		return nil, err
+	}
+	d, err := Deployment(b.CSV)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == ManagerContainer {
+			return ResourceEnv(&d.Spec.Template.Spec.Containers[i])
+		}
+	}
+	return nil, fmt.Errorf("Deployment %s has no container %q", d.Name, ManagerContainer)
+}
+
+// ResourceEnv is the environment the kubelet gives c from its variables
+// that name one of c's own resources (resourceFieldRef): each value rounded
+// up to whole divisors, as the kubelet rounds it. Other variables are left
+// out, and a resource c sets no value for is an error, since the kubelet
+// would put the node's capacity in its place.
+func ResourceEnv(c *corev1.Container) ([]string, error) {
+	var env []string
+	for _, e := range c.Env {
+		if e.ValueFrom == nil || e.ValueFrom.ResourceFieldRef == nil {
+			continue
+		}
+		ref := e.ValueFrom.ResourceFieldRef
+		divisor := ref.Divisor
+		if divisor.IsZero() {
+			divisor = resource.MustParse("1")
+		}
+		var q resource.Quantity
+		var ok bool
+		switch ref.Resource {
+		case "limits.cpu", "limits.memory":
+			q, ok = c.Resources.Limits[corev1.ResourceName(ref.Resource[len("limits."):])]
+		case "requests.cpu", "requests.memory":
+			q, ok = c.Resources.Requests[corev1.ResourceName(ref.Resource[len("requests."):])]
+		default:
+			return nil, fmt.Errorf("%s: resource %q is not one of limits or requests of cpu or memory", e.Name, ref.Resource)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: container %s sets no %s", e.Name, c.Name, ref.Resource)
+		}
+		// Milli-units for both: exact for every CPU quantity and for memory
+		// below 9 PB.
+		v := int64(math.Ceil(float64(q.MilliValue()) / float64(divisor.MilliValue())))
+		env = append(env, e.Name+"="+strconv.FormatInt(v, 10))
+	}
+	return env, nil
 }

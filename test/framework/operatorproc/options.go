@@ -115,7 +115,7 @@ var operatorVariables = map[string]bool{
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "no_proxy": true,
 	"POD_NAME": true, "POD_NAMESPACE": true, "OPERATOR_CONDITION_NAME": true,
-	"MEMORY_LIMIT": true, "GOMEMLIMIT": true, "GOGC": true,
+	"MEMORY_LIMIT": true, "GOMEMLIMIT": true, "GOGC": true, "GOMAXPROCS": true,
 	"NETWORK_POLICIES": true, "SERVED_CERTIFICATE_INTERVAL": true, "WARMUP_INTERVAL": true,
 	// fips140=only in a developer's shell would fail the operator where a
 	// pod would not (docs/fips.md).
