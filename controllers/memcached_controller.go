@@ -98,7 +98,7 @@ func (r *MemcachedReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Only the echo of the reconciler's own status write is left out.
 		For(&cachev1.Memcached{}, builder.WithPredicates(r.echoes.filter())).
 		Watches(&corev1.Service{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
-		Watches(&policyv1.PodDisruptionBudget{}, coalescing(r.opts.CoalesceDelay, controllerOf)).
+		Watches(&policyv1.PodDisruptionBudget{}, coalescing(r.opts.CoalesceDelay, controllerOf), builder.WithPredicates(ignoreStatusOnly())).
 		// The Deployment and its pods change in bursts during a rollout.
 		Watches(&appsv1.Deployment{}, coalescing(r.opts.CoalesceDelay, instanceOf)).
 		Watches(&corev1.Pod{}, coalescing(r.opts.CoalesceDelay, instanceOf))
