@@ -383,6 +383,25 @@ var _ = Describe("Memcached reconciler", func() {
 		Expect(op.requests.Writes()["PATCH deployments"]).To(Equal(writes), "the operator applied nothing")
 	})
 
+	It("reconciles nothing for a status write of its PDB, and still for an edit of the PDB's metadata", func() {
+		mc := createMemcached(watchedNS, gen.WithSize(2))
+		eventuallyAvailable(mc, 2)
+		pdb := &policyv1.PodDisruptionBudget{}
+		// The disruption controller's own writes come first: its status
+		// counts both pods.
+		Eventually(func(g Gomega) int32 { return objectOf(g, mc, pdb).Status.CurrentHealthy }).Should(BeEquivalentTo(2))
+
+		before := reconciles()
+		patch := client.MergeFrom(pdb.DeepCopy())
+		pdb.Status.DisruptionsAllowed++
+		Expect(k8s.Status().Patch(ctx, pdb, patch)).To(Succeed())
+		// Longer than the delay that coalesces a PDB's events.
+		Consistently(reconciles, 3*time.Second, interval).Should(Equal(before), "reconciles after a status write of the PDB")
+
+		Expect(k8s.Patch(ctx, pdb, client.RawPatch(apitypes.MergePatchType, []byte(`{"metadata":{"annotations":{"test/poke":"1"}}}`)))).To(Succeed())
+		settled(before, 1)
+	})
+
 	It("recreates a deleted Deployment, Service and PDB", func() {
 		mc := createMemcached(watchedNS, gen.WithSize(2))
 		eventuallyAvailable(mc, 2)
