@@ -34,8 +34,8 @@ tree with `go build`, run as its own process, so that its CPU time
 for the peak) are measured from outside. The operator runs with its default
 flags (4 workers, 50 QPS), plain-HTTP metrics on loopback and no leader
 election, and with the variables its Deployment sets from its resources
-(MEMORY_LIMIT, GOMAXPROCS: bundle/'s CSV, as the kubelet would resolve
-them), so that it runs as deployed; -operator-args adds flags.
+(MEMORY_LIMIT: bundle/'s CSV, as the kubelet would resolve it), so that it
+runs as deployed; -operator-args adds flags.
 
 # Scenarios
 

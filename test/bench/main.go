@@ -54,7 +54,7 @@ type bench struct {
 	e   *env
 	bin string
 	// deployedEnv is what the manager's Deployment sets from its resources
-	// (MEMORY_LIMIT, GOMAXPROCS): every operator the bench starts runs with
+	// (MEMORY_LIMIT): every operator the bench starts runs with
 	// it, as deployed.
 	deployedEnv []string
 	op          *operator

@@ -25,7 +25,7 @@ func TestResourceEnv(t *testing.T) {
 		wantErr string
 	}{
 		{name: "half a core is one, rounded up as the kubelet rounds",
-			env: []corev1.EnvVar{fromResource("GOMAXPROCS", "limits.cpu", "1")}, want: []string{"GOMAXPROCS=1"}},
+			env: []corev1.EnvVar{fromResource("CORES", "limits.cpu", "1")}, want: []string{"CORES=1"}},
 		{name: "millicores",
 			env: []corev1.EnvVar{fromResource("CPU", "limits.cpu", "1m")}, want: []string{"CPU=500"}},
 		{name: "memory in bytes, the default divisor",
@@ -33,7 +33,7 @@ func TestResourceEnv(t *testing.T) {
 		{name: "memory in mebibytes",
 			env: []corev1.EnvVar{fromResource("MIB", "limits.memory", "1Mi")}, want: []string{"MIB=256"}},
 		{name: "other variables are left out",
-			env: []corev1.EnvVar{{Name: "PLAIN", Value: "x"}, fromResource("GOMAXPROCS", "limits.cpu", "1")}, want: []string{"GOMAXPROCS=1"}},
+			env: []corev1.EnvVar{{Name: "PLAIN", Value: "x"}, fromResource("CORES", "limits.cpu", "1")}, want: []string{"CORES=1"}},
 		{name: "a request the container does not set",
 			env: []corev1.EnvVar{fromResource("CPU", "requests.cpu", "1")}, wantErr: "sets no requests.cpu"},
 		{name: "a resource the kubelet's rounding here does not cover",
