@@ -11,7 +11,7 @@ default, as the README does, removing what they put there), removes what
 it installed cluster-wide when it ends, and carries labels
 (labels_test.go) that select a part: make test-e2e LABELS=tls. With
 E2E_CLUSTER=existing the suite runs on the cluster of KUBECONFIG instead,
-started by anyone (provider_test.go): it imports nothing, leaves out the
+started by anyone (providerFromEnv): it imports nothing, leaves out the
 specs labelled host, and names them when it ends.
 
 What each container proves is said in its specs and, for users, in

@@ -30,7 +30,7 @@ import (
 // Faults of the real node itself, under one Memcached of size 3 that every
 // spec shares: the node's container runtime and kubelet restarted, and the
 // node drained. The memcached process killed in its pod is in
-// memcached_test.go. Each spec records, as report entries, what the
+// node_memcached_test.go. Each spec records, as report entries, what the
 // Memcached's status and Events said during and after.
 var _ = Describe("faults of the real node", Ordered, Label(labelHost, labelNode, labelFaults, labelDisruptive), Serial, func() {
 	const ns = "faults"

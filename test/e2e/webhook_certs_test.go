@@ -3,11 +3,15 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	cmapiutil "github.com/cert-manager/cert-manager/pkg/api/util"
@@ -432,4 +436,50 @@ func createCAIssuer(ctx context.Context, namespace, name string) {
 	for _, o := range []client.Object{selfSigned, ca, issuer} {
 		Expect(k8s.Create(ctx, o)).To(Succeed())
 	}
+}
+
+// servedCertificateSerial is the serial number of the certificate a TLS
+// server at 127.0.0.1:port presents: which certificate it serves, not
+// whether it is trusted (the API server checks that).
+func servedCertificateSerial(ctx context.Context, port int) (*big.Int, error) {
+	st, err := certstest.Handshake(ctx, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), certstest.Offer{})
+	if err != nil {
+		return nil, err
+	}
+	return st.PeerCertificates[0].SerialNumber, nil
+}
+
+// servedCertificate connects to the webhook server at addr as the API
+// server does for a service reference, with serverName
+// <service>.<namespace>.svc and caBundle as the only roots, and returns the
+// certificate it presented. The handshake fails unless that certificate
+// verifies for the name against the bundle.
+func servedCertificate(ctx context.Context, addr, serverName string, caBundle []byte) (*x509.Certificate, error) {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caBundle) {
+		return nil, fmt.Errorf("caBundle holds no PEM certificate")
+	}
+	d := tls.Dialer{Config: &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.(*tls.Conn).ConnectionState().PeerCertificates[0], nil
+}
+
+// parseCertificatePEM parses the first certificate of a PEM file.
+func parseCertificatePEM(data []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("no PEM certificate")
+	}
+	return x509.ParseCertificate(block.Bytes)
+}
+
+// verifyOptions verify a certificate for dnsName with ca as the only root.
+func verifyOptions(ca *x509.Certificate, dnsName string) x509.VerifyOptions {
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	return x509.VerifyOptions{Roots: roots, DNSName: dnsName}
 }
