@@ -21,7 +21,6 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/fipsbuild"
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
-	"github.com/example-inc/memcached-operator/test/framework/scrape"
 )
 
 // fipsCurves are the key exchanges FIPS 140-3 mode lets crypto/tls
@@ -93,15 +92,10 @@ var _ = Describe("the operator under GODEBUG=fips140=only", Ordered, Label(label
 
 	It("serves /metrics over HTTPS to a ServiceAccount token", func(ctx SpecContext) {
 		token := metricsScraperToken(ctx, ns)
-		scraper := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-			// controller-runtime's self-signed certificate: nothing to
-			// verify it against; its key and signature are what FIPS mode
-			// judges.
-			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see above
-			Proxy:           nil,
-		}}
+		// controller-runtime's self-signed certificate: its key and
+		// signature are what FIPS mode judges.
 		eventually(ctx, func(g Gomega) {
-			code, body, err := scrape.Get(ctx, scraper, "https://"+op.MetricsAddr()+"/metrics", token)
+			code, body, err := getMetrics(ctx, op.MetricsAddr(), token)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(http.StatusOK), "body: %.300s", body)
 			g.Expect(body).To(ContainSubstring(`controller_runtime_reconcile_total{controller="memcached",result="success"}`))
