@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -404,24 +402,6 @@ func deploymentIn(objs []*unstructured.Unstructured, name string) (*appsv1.Deplo
 // leaderElectionID is cmd/manager/app/manager.go's LeaderElectionID.
 const leaderElectionID = "memcached-operator.cache.example.com"
 
-// operatorMay asks the API server's authorizer whether the operator's
-// ServiceAccount may do verb on resource (in group, in namespace ns).
-func operatorMay(ctx context.Context, verb, group, resource, ns string) (bool, error) {
-	sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:   "system:serviceaccount:" + operatorNamespace + ":" + operatorServiceAccount,
-			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: ns, Verb: verb, Group: group, Resource: resource,
-			},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return false, err
-	}
-	return sar.Status.Allowed, nil
-}
-
 // theGeneratedRbacSpecs are the "The generated RBAC" specs of the security container (security_test.go).
 func theGeneratedRbacSpecs() {
 	Describe("The generated RBAC", func() {
@@ -470,9 +450,10 @@ func theGeneratedRbacSpecs() {
 
 		DescribeTable("as installed, answers the API server's authorizer",
 			func(ctx SpecContext, verb, group, resource string, allowed bool) {
+				sa := serviceAccount{namespace: operatorNamespace, name: operatorServiceAccount}
 				// An empty namespace asks about every namespace.
 				for _, ns := range []string{"", "default", operatorNamespace} {
-					Expect(operatorMay(ctx, verb, group, resource, ns)).To(Equal(allowed), "namespace %q", ns)
+					Expect(can(ctx, sa, access{verb: verb, group: group, resource: resource}, ns)).To(Equal(allowed), "namespace %q", ns)
 				}
 			},
 			// Controls: what the operator does do is allowed.
