@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,14 +18,12 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/example-inc/memcached-operator/certs/certstest"
@@ -73,9 +69,14 @@ var _ = Describe("OLM", Ordered, Label(labelHost, labelOLM), func() {
 		// olm looks for the Proxy API only when it starts, so the Proxy CRD
 		// and the cluster Proxy come first.
 		start := time.Now()
-		crds, err := readCRDs(paths.olmCRDs, paths.proxyCRD)
+		// Created, or replaced where another spec made one first
+		// (faults_olm_first_rollout_test.go makes the Subscription CRD), and
+		// served by discovery when it returns.
+		crds, err := envtest.InstallCRDs(cluster.RestConfig(), envtest.CRDInstallOptions{
+			Paths: []string{paths.olmCRDs, paths.proxyCRD}, ErrorIfPathMissing: true, MaxTime: time.Minute,
+		})
 		Expect(err).NotTo(HaveOccurred())
-		createCRDs(ctx, k8s, crds)
+		Expect(crds).NotTo(BeEmpty())
 		createClusterProxy(ctx, k8s)
 		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: olmNamespace}})).To(Succeed())
 
@@ -86,7 +87,9 @@ var _ = Describe("OLM", Ordered, Label(labelHost, labelOLM), func() {
 		// Registered after OLM starts, so it runs while OLM still does,
 		// which removes what its objects hold (finalizers, webhooks).
 		DeferCleanup(func(ctx SpecContext) {
-			deleteNamespaces(ctx, newNames(names(ctx, &corev1.NamespaceList{}), namespaces)...)
+			deleteNamespaces(ctx, slices.DeleteFunc(names(ctx, &corev1.NamespaceList{}), func(n string) bool {
+				return slices.Contains(namespaces, n)
+			})...)
 			for i, list := range clusterScoped {
 				deleteNew(ctx, before[i], list)
 			}
@@ -117,17 +120,6 @@ func listed(ctx SpecContext, list client.ObjectList) []client.Object {
 	out := make([]client.Object, 0, len(items))
 	for _, o := range items {
 		out = append(out, o.(client.Object))
-	}
-	return out
-}
-
-// newNames are the names of now that before does not hold.
-func newNames(now, before []string) []string {
-	var out []string
-	for _, n := range now {
-		if !slices.Contains(before, n) {
-			out = append(out, n)
-		}
 	}
 	return out
 }
@@ -324,81 +316,6 @@ func (o *olmOperators) startCatalog() error {
 
 func (o *olmOperators) stopAll() error {
 	return errors.Join(o.olm.Stop(olmStopTimeout), o.catalog.Stop(olmStopTimeout))
-}
-
-// readCRDs decodes every CRD in the YAML files at paths (files or
-// directories of *.yaml).
-func readCRDs(paths ...string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	var files []string
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err != nil {
-			return nil, err
-		} else if !fi.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		matches, err := filepath.Glob(filepath.Join(p, "*.yaml"))
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, matches...)
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := dec.Decode(crd); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if crd.Kind == "CustomResourceDefinition" {
-				crds = append(crds, crd)
-			}
-		}
-	}
-	if len(crds) == 0 {
-		return nil, fmt.Errorf("no CRD in %v", paths)
-	}
-	return crds, nil
-}
-
-// createCRDs creates the CRDs, as `kubectl create` does (an apply would need
-// the last-applied annotation, and OLM's CSV CRD is too large for it), and
-// waits until every one is Established. One that another spec made first
-// (faults_olm_first_rollout_test.go makes the Subscription CRD) is replaced.
-func createCRDs(ctx context.Context, c client.Client, crds []*apiextensionsv1.CustomResourceDefinition) {
-	for _, crd := range crds {
-		err := c.Create(ctx, crd)
-		if apierrors.IsAlreadyExists(err) {
-			existing := &apiextensionsv1.CustomResourceDefinition{}
-			ExpectWithOffset(1, c.Get(ctx, client.ObjectKeyFromObject(crd), existing)).To(Succeed())
-			crd.ResourceVersion = existing.ResourceVersion
-			err = c.Update(ctx, crd)
-		}
-		ExpectWithOffset(1, err).To(Succeed(), "CRD %s", crd.Name)
-	}
-	EventuallyWithOffset(1, func(g Gomega) {
-		for _, crd := range crds {
-			got := &apiextensionsv1.CustomResourceDefinition{}
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(crd), got)).To(Succeed())
-			established := false
-			for _, cond := range got.Status.Conditions {
-				established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
-			}
-			g.Expect(established).To(BeTrue(), "CRD %s not Established", crd.Name)
-			// Discovery serves a CRD a moment after it is Established; until
-			// then a create of its kind fails with no kind match.
-			gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-			_, err := c.RESTMapper().RESTMapping(gk, crd.Spec.Versions[0].Name)
-			g.Expect(err).NotTo(HaveOccurred())
-		}
-	}).WithContext(ctx).WithTimeout(time.Minute).Should(Succeed())
 }
 
 // The cluster-wide proxy, as an OpenShift cluster publishes it. The
