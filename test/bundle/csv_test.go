@@ -209,7 +209,7 @@ func TestManagerIsToldItsMemoryLimit(t *testing.T) {
 		if manager.Resources.Limits.Memory().IsZero() {
 			t.Errorf("%s: the manager has no memory limit", where)
 		}
-		want := &corev1.ResourceFieldSelector{ContainerName: managerContainer, Resource: "limits.memory", Divisor: resource.MustParse("1")}
+		want := &corev1.ResourceFieldSelector{ContainerName: manifest.ManagerContainer, Resource: "limits.memory", Divisor: resource.MustParse("1")}
 		i := slices.IndexFunc(manager.Env, func(e corev1.EnvVar) bool { return e.Name == "MEMORY_LIMIT" })
 		if i < 0 || manager.Env[i].ValueFrom == nil || !equality.Semantic.DeepEqual(manager.Env[i].ValueFrom.ResourceFieldRef, want) {
 			t.Errorf("%s: MEMORY_LIMIT is %+v, want the manager's limits.memory in bytes", where, manager.Env)

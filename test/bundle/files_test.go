@@ -25,8 +25,7 @@ var (
 
 // What the bundle is expected to name.
 const (
-	packageName      = "memcached-operator"
-	managerContainer = "manager"
+	packageName = "memcached-operator"
 	// olmWebhookCertDir is where OLM mounts the webhook serving certificate
 	// (tls.crt, tls.key) into the Deployment a webhook definition names; it
 	// is also controller-runtime's default certificate directory.
@@ -85,11 +84,9 @@ func managerPod(t *testing.T, csv *v1alpha1.ClusterServiceVersion) corev1.PodSpe
 // managerIn returns the manager container of a pod spec.
 func managerIn(t *testing.T, spec corev1.PodSpec) corev1.Container {
 	t.Helper()
-	for _, c := range spec.Containers {
-		if c.Name == managerContainer {
-			return c
-		}
+	c, err := manifest.ManagerIn(spec.Containers)
+	if err != nil {
+		t.Fatalf("the pod template: %v", err)
 	}
-	t.Fatalf("the pod template has no container %q", managerContainer)
-	return corev1.Container{}
+	return *c
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
+	"github.com/example-inc/memcached-operator/test/framework/manifest"
 )
 
 // What the bundle and the catalog name (bundle/ and make catalog).
@@ -197,7 +198,7 @@ func (in install) operatorPod(ctx context.Context, image string) *corev1.Pod {
 		pod = pods.Items[0]
 		g.Expect(pod.DeletionTimestamp).To(BeNil())
 		g.Expect(pod.Spec.NodeName).To(Equal(localcluster.RealNodeName))
-		c, err := managerContainer(pod.Spec.Containers)
+		c, err := manifest.ManagerIn(pod.Spec.Containers)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(c.Image).To(Equal(image))
 		g.Expect(harness.PodReady(&pod)).To(BeTrue(), "%s: manager pod %s Ready", in, pod.Name)
@@ -208,7 +209,7 @@ func (in install) operatorPod(ctx context.Context, image string) *corev1.Pod {
 // operatorLog is the manager container's log in pod, through kubelet.
 func operatorLog(ctx context.Context, pod *corev1.Pod) string {
 	GinkgoHelper()
-	out, err := cs.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: managerContainerName}).DoRaw(ctx)
+	out, err := cs.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: manifest.ManagerContainer}).DoRaw(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	return string(out)
 }
@@ -234,25 +235,13 @@ func deleteNamespaces(ctx context.Context, namespaces ...string) {
 	}).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 }
 
-// managerContainerName is the operator's container in the CSV's Deployment.
-const managerContainerName = "manager"
-
-func managerContainer(containers []corev1.Container) (*corev1.Container, error) {
-	for i := range containers {
-		if containers[i].Name == managerContainerName {
-			return &containers[i], nil
-		}
-	}
-	return nil, fmt.Errorf("no %s container", managerContainerName)
-}
-
 // processEnv is the environment of the manager process of pod, as
 // kubelet resolved it (plain values, OLM's downward-API references), read
 // from the host.
 func processEnv(ctx context.Context, pod *corev1.Pod) map[string]string {
 	GinkgoHelper()
-	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == managerContainerName })
-	Expect(i).NotTo(BeNumerically("<", 0), "pod %s has no %s container status", pod.Name, managerContainerName)
+	i := slices.IndexFunc(pod.Status.ContainerStatuses, func(s corev1.ContainerStatus) bool { return s.Name == manifest.ManagerContainer })
+	Expect(i).NotTo(BeNumerically("<", 0), "pod %s has no %s container status", pod.Name, manifest.ManagerContainer)
 	pid, err := cluster.local.ContainerPID(ctx, pod.Status.ContainerStatuses[i].ContainerID)
 	Expect(err).NotTo(HaveOccurred())
 	env, err := process.ReadEnviron(pid)
@@ -359,7 +348,7 @@ func expectMetricsCertificateFromServiceCA(ctx context.Context, in install, pod 
 	current := &corev1.Pod{}
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(pod), current)).To(Succeed())
 	Expect(current.UID).To(Equal(pod.UID), "the same manager pod")
-	Expect(localcluster.ContainerStatus(current, managerContainerName).RestartCount).To(BeZero(), "manager restarts")
+	Expect(localcluster.ContainerStatus(current, manifest.ManagerContainer).RestartCount).To(BeZero(), "manager restarts")
 }
 
 // access is one request the manager makes; name is the object's, for a
@@ -512,7 +501,7 @@ func expectNetworkPolicies(ctx context.Context, install string, pod *corev1.Pod,
 	GinkgoHelper()
 	By(install + ": the manager's NetworkPolicies select its pod and admit only the webhook and metrics ports")
 	ns := pod.Namespace
-	c, err := managerContainer(pod.Spec.Containers)
+	c, err := manifest.ManagerIn(pod.Spec.Containers)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(c.Ports).To(ContainElement(HaveField("ContainerPort", int32(webhookPort))), "%s: the manager's ports", install)
 	svc := &corev1.Service{}

@@ -82,7 +82,7 @@ func olmInstallSpecs() {
 
 			It("puts the cluster proxy and the OperatorGroup's target namespaces into the manager's environment", func(ctx SpecContext) {
 				d := all.deployment(ctx)
-				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				c, err := manifest.ManagerIn(d.Spec.Template.Spec.Containers)
 				Expect(err).NotTo(HaveOccurred())
 
 				By("OLM injected the Proxy status, upper case only, into the manager container")
@@ -141,7 +141,7 @@ func olmInstallSpecs() {
 
 				By("the Secret is mounted at the manager's default certificate directory, which its arguments do not change")
 				d := all.deployment(ctx)
-				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				c, err := manifest.ManagerIn(d.Spec.Template.Spec.Containers)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(c.Args).NotTo(ContainElement(HavePrefix("--webhook-cert-dir")))
 				Expect(c.Args).NotTo(ContainElement(HavePrefix("--webhook-cert-mode")), "the default mode is mounted")
@@ -273,7 +273,7 @@ func olmInstallSpecs() {
 
 				By("OLM rolled the manager Deployment to the new version, the proxy still injected")
 				d := all.deployment(ctx)
-				c, err := managerContainer(d.Spec.Template.Spec.Containers)
+				c, err := manifest.ManagerIn(d.Spec.Template.Spec.Containers)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(c.Image).To(Equal(toImage))
 				Expect(proxyVars(c.Env)).To(Equal(clusterProxyEnv()))

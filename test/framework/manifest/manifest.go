@@ -101,12 +101,21 @@ func ManagerResourceEnv() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, c := range d.Spec.Template.Spec.Containers {
-		if c.Name == ManagerContainer {
-			return ResourceEnv(&d.Spec.Template.Spec.Containers[i])
+	c, err := ManagerIn(d.Spec.Template.Spec.Containers)
+	if err != nil {
+		return nil, fmt.Errorf("Deployment %s: %w", d.Name, err)
+	}
+	return ResourceEnv(c)
+}
+
+// ManagerIn is the manager's container among containers.
+func ManagerIn(containers []corev1.Container) (*corev1.Container, error) {
+	for i := range containers {
+		if containers[i].Name == ManagerContainer {
+			return &containers[i], nil
 		}
 	}
-	return nil, fmt.Errorf("Deployment %s has no container %q", d.Name, ManagerContainer)
+	return nil, fmt.Errorf("no container %q", ManagerContainer)
 }
 
 // ResourceEnv is the environment the kubelet gives c from its variables
