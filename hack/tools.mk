@@ -371,7 +371,7 @@ $(CONTAINERD) $(CONTAINERD_SHIM) $(CTR) &: .tools-check | $(CONTROL_PLANE_DIR)
 COREDNS_MODULE := github.com/coredns/coredns
 $(COREDNS): .tools-check | $(CONTROL_PLANE_DIR)
 	@$(call kubernetes-module-lock); \
-	if [ -x "$@" ] && "$@" -version 2>/dev/null | grep -qx "CoreDNS-$(COREDNS_VERSION:v%=%)"; then exit 0; fi; \
+	if [ -x "$@" ] && "$@" -version 2>/dev/null | grep -x "CoreDNS-$(COREDNS_VERSION:v%=%)" >/dev/null; then exit 0; fi; \
 	$(call check-wrapper-version,$(COREDNS_MODULE),$(COREDNS_VERSION)); \
 	echo "Building coredns $(COREDNS_VERSION) into $(CONTROL_PLANE_DIR)"; \
 	$(TOOLS_GO) build -mod=mod -trimpath -ldflags '-s -w' -o "$(abspath $@)" ./coredns
