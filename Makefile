@@ -238,7 +238,7 @@ bench-rollout: manifests generate node node-packages ## Only the rollout benchma
 
 .PHONY: bench-smoke
 bench-smoke: manifests generate node node-packages ## Every benchmark scenario at N=20, 2 s of memcached load, a 64Mi Memcached filled and a size-3 one rolled over 2,000 keys (root); fails if one cannot complete, a memcached is OOM-killed, a client is given fewer addresses than pods, or a counted target (writes, idle reconciles) is missed.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -smoke
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE_DIR)" go -C test run ./bench -smoke $(BENCH_ARGS)
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
