@@ -25,8 +25,9 @@ and cannot share the end-to-end suite's (test/e2e).
   - The end-to-end suite through its existing-cluster provider
     (E2E_CLUSTER=existing) on a cluster started apart with make
     local-cluster, the operator's image imported with LOCAL_CLUSTER_IMAGES,
-    from a shell behind an unreachable proxy: its install specs pass, and
-    it names the specs it left out for needing its own cluster on this host.
+    from a shell behind an unreachable proxy: every spec it runs there
+    passes, and it names the specs it left out for needing its own cluster
+    on this host.
 
 It needs root. `make test-local-cluster` builds what it runs.
 */
