@@ -169,8 +169,9 @@ func (r *MemcachedReconciler) judgeWarmth(ctx context.Context, mc *cachev1.Memca
 }
 
 // sampleWarmth reads the counters of p and its peers once the last read is
-// an interval old, and judges p over the window between the two reads.
-// judged is false until a whole window was judged, or p did not answer.
+// an interval old, and judges p over the window between the two reads, or
+// at the first read when that settles it. judged is false until p was
+// judged, or when p did not answer.
 func (r *MemcachedReconciler) sampleWarmth(ctx context.Context, key types.NamespacedName, p *corev1.Pod, peers []*corev1.Pod, rule warmup.Rule) (reason, why string, judged bool) {
 	now := r.clock.Now()
 	last, ok := r.warmups.get(key, p.UID)
@@ -192,6 +193,7 @@ func (r *MemcachedReconciler) sampleWarmth(ctx context.Context, key types.Namesp
 	}
 	round := warmupRound{at: now, stats: map[types.UID]warmup.Stats{p.UID: stats}}
 	w := warmup.Window{Pod: [2]warmup.Stats{last.stats[p.UID], stats}}
+	var peersNow []warmup.Stats
 	complete := ok
 	for _, peer := range peers {
 		ps, err := read(peer)
@@ -203,18 +205,22 @@ func (r *MemcachedReconciler) sampleWarmth(ctx context.Context, key types.Namesp
 		before, seen := last.stats[peer.UID]
 		complete = complete && seen
 		w.Peers = append(w.Peers, [2]warmup.Stats{before, ps})
+		peersNow = append(peersNow, ps)
+	}
+	v, judged := warmup.NothingToCatchUp(peersNow)
+	if !judged && complete {
+		v, judged = rule.Judge(w), true
 	}
 	why = "its counters are read again after " + r.opts.Warmup.Interval.String()
-	if complete {
-		v := rule.Judge(w)
+	if judged {
 		why = v.Why
 		if v.Warm {
 			reason = eventPodWarm
 		}
 	}
-	round.why, round.judged = why, complete
+	round.why, round.judged = why, judged
 	r.warmups.put(key, p.UID, round)
-	return reason, why, complete
+	return reason, why, judged
 }
 
 // markWarm sets p's WarmCondition to True with reason and why.

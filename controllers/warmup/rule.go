@@ -39,20 +39,17 @@ type Verdict struct {
 // Judge says whether the window's pod is warm. A pod without peers, or
 // whose peers hold nothing, has nothing to catch up with.
 func (r Rule) Judge(w Window) Verdict {
-	if len(w.Peers) == 0 {
-		return Verdict{Warm: true, Why: "it has no peers to catch up with"}
-	}
-	peerItems := make([]uint64, len(w.Peers))
+	peers := make([]Stats, len(w.Peers))
 	var peerHits, peerGets uint64
 	for i, p := range w.Peers {
-		peerItems[i] = p[1].Items
+		peers[i] = p[1]
 		h, g := delta(p)
 		peerHits, peerGets = peerHits+h, peerGets+g
 	}
-	median := medianOf(peerItems)
-	if median == 0 {
-		return Verdict{Warm: true, Why: "its peers hold no items"}
+	if v, ok := NothingToCatchUp(peers); ok {
+		return v
 	}
+	median := medianItems(peers)
 	if peerGets < minGets {
 		return Verdict{Warm: true, Why: fmt.Sprintf("its peers served %d gets, too few for a cold pod to cost anything", peerGets)}
 	}
@@ -73,6 +70,20 @@ func (r Rule) Judge(w Window) Verdict {
 	return Verdict{Warm: itemsWarm || ratiosWarm, Why: why}
 }
 
+// NothingToCatchUp is the verdict that one read of the peers settles,
+// without a window: a pod without peers, or whose peers hold no items, is
+// warm at once. A rollout of an idle cache then replaces its pods as fast
+// as they answer, rather than a window's length slower each.
+func NothingToCatchUp(peers []Stats) (Verdict, bool) {
+	switch {
+	case len(peers) == 0:
+		return Verdict{Warm: true, Why: "it has no peers to catch up with"}, true
+	case medianItems(peers) == 0:
+		return Verdict{Warm: true, Why: "its peers hold no items"}, true
+	}
+	return Verdict{}, false
+}
+
 // delta is the hits and gets between a window's two Stats; none when the
 // counters went back, as they do when memcached restarts.
 func delta(s [2]Stats) (hits, gets uint64) {
@@ -83,8 +94,12 @@ func delta(s [2]Stats) (hits, gets uint64) {
 	return hits, hits + s[1].GetMisses - s[0].GetMisses
 }
 
-// medianOf is the lower median of vs, which it sorts.
-func medianOf(vs []uint64) uint64 {
-	slices.Sort(vs)
-	return vs[(len(vs)-1)/2]
+// medianItems is the lower median of the items peers hold.
+func medianItems(peers []Stats) uint64 {
+	items := make([]uint64, len(peers))
+	for i, p := range peers {
+		items[i] = p.Items
+	}
+	slices.Sort(items)
+	return items[(len(items)-1)/2]
 }

@@ -41,3 +41,24 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+func TestNothingToCatchUp(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		peers   []Stats
+		settled bool
+		whyHas  string
+	}{
+		{"no peers", nil, true, "no peers"},
+		{"peers that hold nothing", []Stats{{GetHits: 900}, {}}, true, "hold no items"},
+		{"a median peer that holds nothing", []Stats{{}, {}, {Items: 10}}, true, "hold no items"},
+		{"a median peer that holds items", []Stats{{}, {Items: 1}, {Items: 10}}, false, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, settled := NothingToCatchUp(tt.peers)
+			if settled != tt.settled || (settled && !v.Warm) || !strings.Contains(v.Why, tt.whyHas) {
+				t.Errorf("NothingToCatchUp = %+v, %v; want settled %v, warm, a reason with %q", v, settled, tt.settled, tt.whyHas)
+			}
+		})
+	}
+}

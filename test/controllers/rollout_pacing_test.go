@@ -46,7 +46,8 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		ports, err := certstest.FreePorts(1)
 		Expect(err).NotTo(HaveOccurred())
 		port = ports[0]
-		for _, ip := range []string{"127.0.0.21", "127.0.0.22", "127.0.0.23", "127.0.0.24"} {
+		// 127.0.0.26 is never filled: an idle cache.
+		for _, ip := range []string{"127.0.0.21", "127.0.0.22", "127.0.0.23", "127.0.0.24", "127.0.0.26"} {
 			srv, err := memcachedproc.Shipped().StartAt(ctx, operand.Command(operand.FromSpec(&gen.Memcached("ns", "a").Spec)),
 				ip, port, filepath.Join(GinkgoT().TempDir(), ip+".log"))
 			Expect(err).NotTo(HaveOccurred())
@@ -220,6 +221,14 @@ var _ = Describe("a rollout paced by warmth", Ordered, func() {
 		Eventually(warmOf(fresh)).Should(And(Not(BeNil()), HaveField("Reason", "WarmupTimedOut"),
 			HaveField("Message", HavePrefix("its counters could not be read"))))
 		Eventually(eventsOf(mc)).Should(ContainElement(HavePrefix(fmt.Sprintf("WarmupTimedOut: pod %s is not warm after 1m0s, and the rollout goes on", fresh.Name))))
+	})
+
+	It("marks a new pod warm at its first read when its peers hold no items, the rollout never waiting", func() {
+		mc := rolled()
+		pod(mc, mc.Name+"-old-1", "old", "127.0.0.26", time.Now())
+		fresh := pod(mc, mc.Name+"-new-1", "new", "127.0.0.26", time.Now())
+		Eventually(warmOf(fresh)).Should(And(Not(BeNil()), HaveField("Reason", "PodWarm"), HaveField("Message", "its peers hold no items")))
+		Expect(warming(mc)(Default)).To(BeNil(), "no Warming condition: nothing waited for a second read")
 	})
 
 	DescribeTable("marks at once a pod that no rollout waits for",
