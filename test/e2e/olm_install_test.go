@@ -21,6 +21,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -219,6 +221,25 @@ func operatorLog(ctx context.Context, pod *corev1.Pod) string {
 // the OperatorGroups that claim the Memcached API, and the pods.
 func deleteNamespaces(ctx context.Context, namespaces ...string) {
 	GinkgoHelper()
+	// OLM's finalizer on a CSV holds a namespace that is being deleted,
+	// and the namespace controller backs off, exponentially, while it
+	// does: it looks again long after OLM has let go. So Subscriptions
+	// and CSVs go first (OLM removes the copies of a CSV with it), and are
+	// gone before the namespaces are deleted.
+	copied, err := labels.NewRequirement("olm.copiedFrom", selection.DoesNotExist, nil)
+	Expect(err).NotTo(HaveOccurred())
+	notCopied := client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*copied)}
+	for _, ns := range namespaces {
+		Expect(k8s.DeleteAllOf(ctx, &operatorsv1alpha1.Subscription{}, client.InNamespace(ns))).To(Succeed())
+		Expect(k8s.DeleteAllOf(ctx, &operatorsv1alpha1.ClusterServiceVersion{}, client.InNamespace(ns), notCopied)).To(Succeed())
+	}
+	eventually(ctx, func(g Gomega) {
+		for _, ns := range namespaces {
+			var csvs operatorsv1alpha1.ClusterServiceVersionList
+			g.Expect(k8s.List(ctx, &csvs, client.InNamespace(ns), notCopied)).To(Succeed())
+			g.Expect(csvs.Items).To(BeEmpty(), "CSVs in %s", ns)
+		}
+	}).Should(Succeed())
 	for _, ns := range namespaces {
 		Expect(client.IgnoreNotFound(k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
 		// While pods are stopping, the namespace controller looks again
