@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Why the operator's requests are counted from an audit log: see doc.go,
@@ -173,7 +175,7 @@ func (a *auditLog) sync(ctx context.Context, get func(ctx context.Context, names
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return poll(ctx, 50*time.Millisecond, func() (bool, error) {
+	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
 		if err := a.read(); err != nil {
 			return false, err
 		}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/example-inc/memcached-operator/test/framework/memcache"
 )
 
@@ -190,7 +192,7 @@ func (fl *filler) openConnections(ctx context.Context) error {
 func (fl *filler) refused(ctx context.Context, before int64) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err := poll(ctx, 50*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
 		stats, err := fl.ctl.Stats()
 		return err == nil && statInt(stats, "rejected_connections") > before, err
 	})
@@ -232,7 +234,7 @@ func (fl *filler) fillSmall(ctx context.Context, maxBytes int64) error {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	var evictions int64
-	err := poll(ctx, 100*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		stats, err := fl.ctl.Stats()
 		if err != nil {
 			return false, err

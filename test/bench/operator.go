@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/example-inc/memcached-operator/certs/certstest"
 	"github.com/example-inc/memcached-operator/hack/local-cluster/process"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
@@ -116,7 +118,7 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 	var lastCount float64 = -1
 	var quietSince time.Time
 	var last string
-	err := poll(ctx, settlePoll, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, settlePoll, true, func(context.Context) (bool, error) {
 		m, err := op.metrics(ctx)
 		if err != nil {
 			return false, err
@@ -136,25 +138,4 @@ func (op *operator) settle(ctx context.Context, minReconciles int, timeout time.
 		return time.Time{}, fmt.Errorf("waiting for the operator to settle (last: %s): %w", last, err)
 	}
 	return time.Now(), nil
-}
-
-// poll calls cond every interval until it returns true or an error, or ctx
-// ends.
-func poll(ctx context.Context, interval time.Duration, cond func() (bool, error)) error {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-ticker.C:
-		}
-	}
 }

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
@@ -278,7 +279,7 @@ func sampleCgroup(ctx context.Context, cg memoryCgroup) func() *memoryFigures {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = poll(ctx, 100*time.Millisecond, func() (bool, error) {
+		_ = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 			if f, err := cg.read(); err == nil {
 				last = &f
 			}
@@ -298,7 +299,7 @@ func sampleCgroup(ctx context.Context, cg memoryCgroup) func() *memoryFigures {
 func (b *bench) readRestarts(ctx context.Context, c client.Client, pod *corev1.Pod, failed bool, res *memoryCase) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	err := poll(ctx, time.Second, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		p := &corev1.Pod{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(pod), p); err != nil {
 			return false, err
@@ -349,7 +350,7 @@ func deleteMemcached(ctx context.Context, c client.Client, mc *cachev1.Memcached
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := poll(ctx, 250*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
 		var pods corev1.PodList
 		if err := c.List(ctx, &pods, client.InNamespace(mc.Namespace), client.MatchingLabels{"app.kubernetes.io/instance": mc.Name}); err != nil {
 			return false, err

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -189,7 +190,7 @@ func waitRolledOut(ctx context.Context, c client.Client, mc *cachev1.Memcached, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last string
-	err := poll(ctx, 250*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
 		stored := &cachev1.Memcached{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(mc), stored); err != nil {
 			return false, err
@@ -236,7 +237,7 @@ func (d *discovery) watch(ctx context.Context, c client.Client, mc *cachev1.Memc
 	// pod unready at once), so whether first is closed is kept apart.
 	var last []string
 	started := false
-	_ = poll(ctx, discoveryInterval, func() (bool, error) {
+	_ = wait.PollUntilContextCancel(ctx, discoveryInterval, true, func(context.Context) (bool, error) {
 		var list discoveryv1.EndpointSliceList
 		if err := c.List(ctx, &list, client.InNamespace(mc.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: mc.Name}); err != nil {
 			// The next read may succeed; the load keeps the last list.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
@@ -113,7 +114,7 @@ func (b *bench) restartAndMeasure(ctx context.Context) (rssSample, error) {
 	// Sampling on a ticker is the measurement; the window ends on a timer.
 	window, cancel := context.WithTimeout(ctx, b.o.rssWindow)
 	defer cancel()
-	err = poll(window, 250*time.Millisecond, func() (bool, error) {
+	err = wait.PollUntilContextCancel(window, 250*time.Millisecond, true, func(context.Context) (bool, error) {
 		u, err := op.Usage()
 		s.SteadyRSSBytes = max(s.SteadyRSSBytes, u.RSSBytes)
 		return false, err
@@ -157,7 +158,7 @@ func (b *bench) createUnrelatedPods(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, b.o.waitTimeout)
 	defer cancel()
 	var ready int32
-	err := poll(ctx, time.Second, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		list := &appsv1.DeploymentList{}
 		if err := b.e.client.List(ctx, list, client.InNamespace(unrelatedNamespace)); err != nil {
 			return false, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example-inc/memcached-operator/api/v1/gen"
@@ -196,7 +197,7 @@ func (b *bench) waitForWebhooks(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	var last string
-	err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(context.Context) (bool, error) {
 		mc := gen.Memcached(webhookNamespace, "probe")
 		if err := b.e.client.Create(ctx, mc, client.DryRunAll); err != nil {
 			last = "defaulting: " + err.Error()
