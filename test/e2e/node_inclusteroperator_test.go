@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,6 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/repo"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/manifest"
+	"github.com/example-inc/memcached-operator/test/framework/scrape"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -172,16 +172,16 @@ var _ = Describe("the operator as a pod, installed with kubectl apply and cert-m
 		// The ClusterIP, through kube-proxy, and the name cert-manager's
 		// certificate is for.
 		url := fmt.Sprintf("https://%s:%d/metrics", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
-		scrape := func(token string) (int, string, error) {
-			return httpsGet(ctx, url, metricsService+"."+operatorNamespace+".svc", roots, token)
-		}
+		hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			RootCAs: roots, ServerName: metricsService + "." + operatorNamespace + ".svc", MinVersion: tls.VersionTLS12,
+		}}}
 		eventually(ctx, func(g Gomega) {
-			code, body, err := scrape(token)
+			code, body, err := scrape.Get(ctx, hc, url, token)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(http.StatusOK))
 			g.Expect(body).To(ContainSubstring(`controller_runtime_reconcile_total{controller="memcached"`))
 		}).Should(Succeed())
-		code, _, err := scrape("")
+		code, _, err := scrape.Get(ctx, hc, url, "")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(code).To(Equal(http.StatusUnauthorized))
 	}, SpecTimeout(3*time.Minute))
@@ -227,26 +227,4 @@ func configDefault(relatedImages map[string]string) []byte {
 	}
 	Expect(strings.Count(string(bytes.Join(docs, nil)), "image: "+operatorRef)).To(Equal(1), "the manager container found")
 	return bytes.Join(docs, []byte("---\n"))
-}
-
-// httpsGet GETs url, verifying the server as serverName against roots, with
-// a bearer token unless it is empty, and returns the status and body.
-func httpsGet(ctx context.Context, url, serverName string, roots *x509.CertPool, token string) (int, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: serverName, MinVersion: tls.VersionTLS12},
-	}}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body), err
 }

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -291,7 +292,8 @@ var _ = Describe("kubectl apply with cert-manager", Ordered, Label(labelHost, la
 		_, oldCA := parseSecret(old)
 		Eventually(func(g Gomega) {
 			for name, bundle := range webhookCABundles(ctx, g, install) {
-				cas := pemCertificates(g, bundle)
+				cas, err := certutil.ParseCertsPEM(bundle)
+				g.Expect(err).NotTo(HaveOccurred(), "webhook %s", name)
 				g.Expect(cas).To(ContainElement(newCA), "webhook %s", name)
 				g.Expect(cas).To(ContainElement(oldCA), "webhook %s", name)
 				roots := x509.NewCertPool()
@@ -396,17 +398,6 @@ func parseSecret(s *corev1.Secret) (leaf, ca *x509.Certificate) {
 		return c
 	}
 	return parse(certs.CertFile), parse(certs.CAFile)
-}
-
-// pemCertificates parses a PEM bundle such as a caBundle.
-func pemCertificates(g Gomega, bundle []byte) []*x509.Certificate {
-	var out []*x509.Certificate
-	for block, rest := pem.Decode(bundle); block != nil; block, rest = pem.Decode(rest) {
-		c, err := x509.ParseCertificate(block.Bytes)
-		g.Expect(err).NotTo(HaveOccurred())
-		out = append(out, c)
-	}
-	return out
 }
 
 func secretSerial(s *corev1.Secret) *big.Int {
