@@ -1,6 +1,7 @@
 package certstest
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"time"
@@ -8,14 +9,16 @@ import (
 
 // Offer is what the client offers.
 type Offer struct {
-	// MaxVersion is the highest version offered (0: TLS 1.3); every version
-	// from TLS 1.0 up to it is offered.
-	MaxVersion uint16
+	// MinVersion and MaxVersion bound the versions offered (0: TLS 1.0 and
+	// TLS 1.3); every version between them is offered.
+	MinVersion, MaxVersion uint16
 	// CipherSuites are the TLS 1.2-and-older suites offered (nil: Go's
 	// defaults). TLS 1.3 suites cannot be chosen in Go.
 	CipherSuites []uint16
 	// Curves are the key exchanges offered, in order (nil: Go's defaults).
 	Curves []tls.CurveID
+	// NextProtos are the ALPN protocols offered (nil: none).
+	NextProtos []string
 }
 
 // Handshake connects to addr, completes a handshake offering o, and returns
@@ -24,10 +27,11 @@ func Handshake(ctx context.Context, addr string, o Offer) (tls.ConnectionState, 
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	d := tls.Dialer{Config: &tls.Config{
-		MinVersion:         tls.VersionTLS10,
+		MinVersion:         cmp.Or(o.MinVersion, tls.VersionTLS10),
 		MaxVersion:         o.MaxVersion,
 		CipherSuites:       o.CipherSuites,
 		CurvePreferences:   o.Curves,
+		NextProtos:         o.NextProtos,
 		InsecureSkipVerify: true, //nolint:gosec // see the package doc
 	}}
 	conn, err := d.DialContext(ctx, "tcp", addr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"path/filepath"
 	"time"
 
@@ -191,27 +190,6 @@ func (op *operator) addr(s server) string {
 	return op.MetricsAddr()
 }
 
-// handshake makes a TLS handshake with addr at exactly version, offering
-// the ALPN protocols alpn, and returns what was agreed.
-func handshake(ctx context.Context, addr string, version uint16, alpn []string) (tls.ConnectionState, error) {
-	d := tls.Dialer{
-		NetDialer: &net.Dialer{Timeout: 5 * time.Second},
-		Config: &tls.Config{
-			MinVersion: version,
-			MaxVersion: version,
-			NextProtos: alpn,
-			// Probes the protocol, trusts nothing: no request is sent.
-			InsecureSkipVerify: true, //nolint:gosec // see above
-		},
-	}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return tls.ConnectionState{}, err
-	}
-	defer func() { _ = conn.Close() }()
-	return conn.(*tls.Conn).ConnectionState(), nil
-}
-
 // tlsVersionEntries: every server, every version; 1.2 and newer accepted.
 func tlsVersionEntries() []TableEntry {
 	versions := []struct {
@@ -261,7 +239,7 @@ func tlsSpecs() {
 
 		DescribeTable("versions",
 			func(ctx SpecContext, s server, version uint16, accepted bool) {
-				state, err := handshake(ctx, op.addr(s), version, nil)
+				state, err := certstest.Handshake(ctx, op.addr(s), certstest.Offer{MinVersion: version, MaxVersion: version})
 				if accepted {
 					Expect(err).NotTo(HaveOccurred())
 					Expect(state.Version).To(Equal(version))
@@ -281,7 +259,8 @@ func tlsSpecs() {
 					o = http2
 				}
 				// A client that prefers h2, as Go's and most others do.
-				state, err := handshake(ctx, o.addr(s), tls.VersionTLS13, []string{"h2", "http/1.1"})
+				state, err := certstest.Handshake(ctx, o.addr(s),
+					certstest.Offer{MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(state.NegotiatedProtocol).To(Equal(want))
 			},
