@@ -12,7 +12,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -30,6 +29,7 @@ import (
 	"github.com/example-inc/memcached-operator/hack/local-cluster/localcluster"
 	"github.com/example-inc/memcached-operator/test/framework/harness"
 	"github.com/example-inc/memcached-operator/test/framework/operatorproc"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 )
 
 // memcachedSet is a rollout of Memcached objects in a namespace that holds
@@ -423,21 +423,11 @@ func (o *operator) rssKiB() (int64, error) {
 // removeLocalWebhooks deletes the webhook configurations that an operator in
 // local mode writes.
 func removeLocalWebhooks(ctx context.Context) error {
-	mutating := &admissionregistrationv1.MutatingWebhookConfigurationList{}
-	validating := &admissionregistrationv1.ValidatingWebhookConfigurationList{}
-	for _, list := range []client.ObjectList{mutating, validating} {
-		if err := k8s.List(ctx, list); err != nil {
-			return err
-		}
+	hooks, err := webhookroute.List(ctx, k8s)
+	if err != nil {
+		return err
 	}
-	var objs []client.Object
-	for i := range mutating.Items {
-		objs = append(objs, &mutating.Items[i])
-	}
-	for i := range validating.Items {
-		objs = append(objs, &validating.Items[i])
-	}
-	for _, obj := range objs {
+	for _, obj := range hooks.Objects() {
 		if strings.HasPrefix(obj.GetName(), certs.LocalNamePrefix) {
 			if err := client.IgnoreNotFound(k8s.Delete(ctx, obj)); err != nil {
 				return err

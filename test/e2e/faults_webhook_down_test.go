@@ -14,6 +14,7 @@ import (
 	cachev1 "github.com/example-inc/memcached-operator/api/v1"
 	"github.com/example-inc/memcached-operator/api/v1/gen"
 	"github.com/example-inc/memcached-operator/certs"
+	"github.com/example-inc/memcached-operator/test/framework/webhookroute"
 	"github.com/example-inc/memcached-operator/webhooks"
 )
 
@@ -41,12 +42,14 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, Label(lab
 		// its webhook configurations, while an operator pod that dies leaves
 		// the installed ones in place. That is the fault here.
 		op.kill()
-		for name, obj := range map[string]client.Object{
-			"mutating-webhook-configuration":   &admissionregistrationv1.MutatingWebhookConfiguration{},
-			"validating-webhook-configuration": &admissionregistrationv1.ValidatingWebhookConfiguration{},
-		} {
-			Expect(k8s.Get(ctx, client.ObjectKey{Name: certs.LocalNamePrefix + name}, obj)).To(Succeed())
-			Expect(failurePolicies(obj)).To(HaveEach(admissionregistrationv1.Fail), "%s", name)
+		hooks, err := webhookroute.Get(ctx, k8s, webhookroute.Names{
+			Mutating:   []string{certs.LocalNamePrefix + "mutating-webhook-configuration"},
+			Validating: []string{certs.LocalNamePrefix + "validating-webhook-configuration"},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hooks.Hooks()).NotTo(BeEmpty())
+		for _, h := range hooks.Hooks() {
+			Expect(h.FailurePolicy).To(HaveValue(Equal(admissionregistrationv1.Fail)), h.Name)
 		}
 	}, NodeTimeout(3*time.Minute))
 
@@ -97,20 +100,3 @@ var _ = Describe("the webhooks down with failurePolicy Fail", Ordered, Label(lab
 		AddReportEntry("webhooks answering again after the restart", time.Since(start).Round(time.Millisecond))
 	}, NodeTimeout(3*time.Minute))
 })
-
-// failurePolicies lists the failure policy of every webhook of a webhook
-// configuration.
-func failurePolicies(obj client.Object) []admissionregistrationv1.FailurePolicyType {
-	var out []admissionregistrationv1.FailurePolicyType
-	switch c := obj.(type) {
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		for _, w := range c.Webhooks {
-			out = append(out, ptr.Deref(w.FailurePolicy, ""))
-		}
-	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		for _, w := range c.Webhooks {
-			out = append(out, ptr.Deref(w.FailurePolicy, ""))
-		}
-	}
-	return out
-}

@@ -651,18 +651,17 @@ func namespacedInstalls() {
 		for _, in := range namespacedInstallList {
 			hooks, err := csvWebhooks(ctx, in, toVersion)
 			Expect(err).NotTo(HaveOccurred())
-			selectors := namespaceSelectors(hooks)
 			csv := &operatorsv1alpha1.ClusterServiceVersion{}
 			Expect(k8s.Get(ctx, client.ObjectKey{Namespace: in.namespace, Name: csvName(toVersion)}, csv)).To(Succeed())
-			Expect(selectors).To(HaveLen(len(csv.Spec.WebhookDefinitions)), "%s: one webhook per webhookdefinition", in)
-			for name, ls := range selectors {
-				sel, err := metav1.LabelSelectorAsSelector(ls)
+			Expect(hooks.Hooks()).To(HaveLen(len(csv.Spec.WebhookDefinitions)), "%s: one webhook per webhookdefinition", in)
+			for _, h := range hooks.Hooks() {
+				sel, err := metav1.LabelSelectorAsSelector(h.NamespaceSelector)
 				Expect(err).NotTo(HaveOccurred())
 				for _, ns := range in.targets {
-					Expect(sel.Matches(namespaceLabels(ns))).To(BeTrue(), "%s: webhook %s skips its target %s", in, name, ns)
+					Expect(sel.Matches(namespaceLabels(ns))).To(BeTrue(), "%s: webhook %s skips its target %s", in, h.Name, ns)
 				}
 				for _, ns := range othersTargets(in) {
-					Expect(sel.Matches(namespaceLabels(ns))).To(BeFalse(), "%s: webhook %s is called for %s", in, name, ns)
+					Expect(sel.Matches(namespaceLabels(ns))).To(BeFalse(), "%s: webhook %s is called for %s", in, h.Name, ns)
 				}
 			}
 		}

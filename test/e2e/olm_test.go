@@ -236,23 +236,6 @@ func csvWebhooks(ctx context.Context, in install, version string) (webhookroute.
 	})
 }
 
-// namespaceSelectors are every webhook's namespaceSelector, by webhook name
-// (OLM scopes a namespaced install's webhooks to its OperatorGroup with it).
-func namespaceSelectors(w webhookroute.Webhooks) map[string]*metav1.LabelSelector {
-	out := map[string]*metav1.LabelSelector{}
-	for _, c := range w.Mutating {
-		for _, h := range c.Webhooks {
-			out[h.Name] = h.NamespaceSelector
-		}
-	}
-	for _, c := range w.Validating {
-		for _, h := range c.Webhooks {
-			out[h.Name] = h.NamespaceSelector
-		}
-	}
-	return out
-}
-
 // olmNamespace is where olm and catalog run: the global catalog namespace,
 // which is where the suite's CatalogSource lives.
 const olmNamespace = "olm"

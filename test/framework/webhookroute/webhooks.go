@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -62,19 +63,52 @@ func (w Webhooks) Names() Names {
 	return n
 }
 
-// ClientConfigs are every webhook's clientConfig, by webhook name, to read
-// or change before Update.
-func (w Webhooks) ClientConfigs() map[string]*admissionregistrationv1.WebhookClientConfig {
-	out := map[string]*admissionregistrationv1.WebhookClientConfig{}
+// Hook is one webhook of a configuration, mutating or validating: the
+// fields both kinds have, pointing into the configuration, to read or
+// change before Update.
+type Hook struct {
+	Name              string
+	ClientConfig      *admissionregistrationv1.WebhookClientConfig
+	FailurePolicy     *admissionregistrationv1.FailurePolicyType
+	NamespaceSelector *metav1.LabelSelector
+}
+
+// Hooks are every webhook of the configurations, the mutating ones first.
+func (w Webhooks) Hooks() []Hook {
+	var out []Hook
 	for i := range w.Mutating {
 		for j := range w.Mutating[i].Webhooks {
-			out[w.Mutating[i].Webhooks[j].Name] = &w.Mutating[i].Webhooks[j].ClientConfig
+			h := &w.Mutating[i].Webhooks[j]
+			out = append(out, Hook{h.Name, &h.ClientConfig, h.FailurePolicy, h.NamespaceSelector})
 		}
 	}
 	for i := range w.Validating {
 		for j := range w.Validating[i].Webhooks {
-			out[w.Validating[i].Webhooks[j].Name] = &w.Validating[i].Webhooks[j].ClientConfig
+			h := &w.Validating[i].Webhooks[j]
+			out = append(out, Hook{h.Name, &h.ClientConfig, h.FailurePolicy, h.NamespaceSelector})
 		}
+	}
+	return out
+}
+
+// Objects are the configurations themselves.
+func (w Webhooks) Objects() []client.Object {
+	var out []client.Object
+	for i := range w.Mutating {
+		out = append(out, &w.Mutating[i])
+	}
+	for i := range w.Validating {
+		out = append(out, &w.Validating[i])
+	}
+	return out
+}
+
+// ClientConfigs are every webhook's clientConfig, by webhook name, to read
+// or change before Update.
+func (w Webhooks) ClientConfigs() map[string]*admissionregistrationv1.WebhookClientConfig {
+	out := map[string]*admissionregistrationv1.WebhookClientConfig{}
+	for _, h := range w.Hooks() {
+		out[h.Name] = h.ClientConfig
 	}
 	return out
 }
@@ -91,11 +125,8 @@ func (w Webhooks) CABundles() map[string][]byte {
 // Update writes every configuration back.
 func (w Webhooks) Update(ctx context.Context, k client.Writer) error {
 	var errs []error
-	for i := range w.Mutating {
-		errs = append(errs, k.Update(ctx, &w.Mutating[i]))
-	}
-	for i := range w.Validating {
-		errs = append(errs, k.Update(ctx, &w.Validating[i]))
+	for _, o := range w.Objects() {
+		errs = append(errs, k.Update(ctx, o))
 	}
 	return errors.Join(errs...)
 }
